@@ -1,0 +1,1211 @@
+//! Transport-agnostic dispatch: one validated request in, a stream of request-scoped
+//! notifications and then exactly one response out.
+
+use crate::context::{ContextInner, Notifier, RequestContext};
+use crate::protocol::{
+    self as p, CacheScope, CallToolRequestParams, Completion, CompleteRequestParams,
+    CompletionReference, DiscoverResult, ErrorObject, GetPromptRequestParams,
+    InputRequiredResult, LoggingLevel, NotificationMeta, NotificationParams,
+    PaginatedRequestParams, ReadResourceRequestParams, RequestId, RequestMeta,
+    ResourceUpdatedNotificationParams, ResultMeta, ResultType, SubscriptionFilter,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
+    codes,
+};
+use crate::registry::{
+    CompletionRequest, Input, PromptGet, PromptOutcome, ResourceOutcome, ResourceRead, ToolCall,
+    ToolOutcome,
+};
+use crate::{Caller, CancellationToken, McpError, Server};
+use base64::Engine as _;
+use bytes::Bytes;
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio::sync::mpsc;
+
+/// One message read from a transport.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Incoming {
+    /// A request: answer it with [`Server::call`].
+    Request(Request),
+    /// A notification: never answered.
+    Notification(Notification),
+}
+
+/// A client notification.
+#[derive(Debug)]
+pub struct Notification {
+    /// The method.
+    pub method: String,
+    /// Raw params.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A parsed JSON-RPC request whose `params` are kept raw until the method is known.
+#[derive(Debug)]
+pub struct Request {
+    pub(crate) id: RequestId,
+    pub(crate) method: String,
+    pub(crate) params: Option<Box<RawValue>>,
+    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) name: Option<Value>,
+}
+
+/// A request that could not be accepted: the error and the id to answer with (absent when the
+/// id could not be read).
+#[derive(Debug, Clone)]
+pub struct Rejection {
+    /// The request id, when readable.
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: McpError,
+}
+
+impl Rejection {
+    pub(crate) fn new(id: Option<RequestId>, error: McpError) -> Self {
+        Rejection { id, error }
+    }
+    /// The error response.
+    pub fn into_response(self) -> Response {
+        Response::error(self.id.as_ref(), &self.error)
+    }
+}
+
+/// The final answer to one request: the serialized JSON-RPC response and the HTTP status the
+/// Streamable HTTP transport uses for it.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// HTTP status (200 for results).
+    pub status: u16,
+    /// Serialized JSON-RPC response.
+    pub body: Bytes,
+}
+
+#[derive(Serialize)]
+struct ResultEnvelope<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a T,
+}
+
+#[derive(Serialize)]
+struct ErrorEnvelope<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RequestId>,
+    error: &'a ErrorObject,
+}
+
+impl Response {
+    /// A result response.
+    pub fn result<T: Serialize>(id: &RequestId, result: &T) -> Response {
+        let mut buf = Vec::with_capacity(256);
+        match serde_json::to_writer(
+            &mut buf,
+            &ResultEnvelope {
+                jsonrpc: "2.0",
+                id,
+                result,
+            },
+        ) {
+            Ok(()) => Response {
+                status: 200,
+                body: Bytes::from(buf),
+            },
+            Err(e) => Response::error(
+                Some(id),
+                &McpError::internal(format!("the result could not be serialized: {e}")),
+            ),
+        }
+    }
+    /// An error response.
+    pub fn error(id: Option<&RequestId>, error: &McpError) -> Response {
+        let body = serde_json::to_vec(&ErrorEnvelope {
+            jsonrpc: "2.0",
+            id,
+            error: &error.object,
+        })
+        .unwrap_or_else(|_| {
+            br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_vec()
+        });
+        Response {
+            status: error.status,
+            body: Bytes::from(body),
+        }
+    }
+    /// Whether this is an error response.
+    pub fn is_error(&self) -> bool {
+        self.status != 200 || self.body.windows(8).any(|w| w == b"\"error\":")
+    }
+}
+
+/// One item of a [`Call`].
+#[derive(Debug)]
+pub enum Outgoing {
+    /// A serialized notification belonging to the request.
+    Notification(Bytes),
+    /// The final response; nothing follows it.
+    Response(Response),
+}
+
+/// The stream of messages answering one request: notifications, then exactly one response.
+///
+/// Dropping a `Call` before its response cancels the handler (its [`CancellationToken`] fires and
+/// its future is dropped).
+pub struct Call {
+    rx: Option<mpsc::UnboundedReceiver<Bytes>>,
+    fut: Option<Pin<Box<dyn Future<Output = Response> + Send>>>,
+    ready: Option<Response>,
+    cancel: CancellationToken,
+    finished: bool,
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call").field("finished", &self.finished).finish_non_exhaustive()
+    }
+}
+
+impl Call {
+    fn ready(response: Response) -> Call {
+        Call {
+            rx: None,
+            fut: None,
+            ready: Some(response),
+            cancel: CancellationToken::new(),
+            finished: false,
+        }
+    }
+
+    /// The cancellation token of the handler.
+    pub fn cancellation(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Polls for the next message.
+    pub fn poll_next_message(&mut self, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
+        if self.finished {
+            return Poll::Ready(None);
+        }
+        if let Some(rx) = &mut self.rx {
+            if self.fut.is_some() {
+                if let Poll::Ready(Some(b)) = rx.poll_recv(cx) {
+                    return Poll::Ready(Some(Outgoing::Notification(b)));
+                }
+            }
+        }
+        if let Some(fut) = &mut self.fut {
+            match fut.as_mut().poll(cx) {
+                Poll::Ready(resp) => {
+                    self.fut = None;
+                    self.ready = Some(resp);
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        // The handler is done: flush what it sent before finishing, then the response.
+        if let Some(rx) = &mut self.rx {
+            if let Ok(b) = rx.try_recv() {
+                return Poll::Ready(Some(Outgoing::Notification(b)));
+            }
+        }
+        self.rx = None;
+        self.finished = true;
+        Poll::Ready(self.ready.take().map(Outgoing::Response))
+    }
+
+    /// The next message, or `None` after the response.
+    pub async fn next_message(&mut self) -> Option<Outgoing> {
+        std::future::poll_fn(|cx| self.poll_next_message(cx)).await
+    }
+
+    /// Runs to completion, dropping notifications, and returns the response.
+    pub async fn response(mut self) -> Response {
+        loop {
+            match self.next_message().await {
+                Some(Outgoing::Response(r)) => return r,
+                Some(Outgoing::Notification(_)) => continue,
+                None => {
+                    return Response::error(None, &McpError::internal("the request produced no response"));
+                }
+            }
+        }
+    }
+}
+
+impl futures_core::Stream for Call {
+    type Item = Outgoing;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
+        self.get_mut().poll_next_message(cx)
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.cancel.cancel();
+        }
+    }
+}
+
+/// Per-call options a transport passes along with a request.
+#[derive(Debug, Default, Clone)]
+#[non_exhaustive]
+pub struct CallOptions {
+    /// The authenticated caller.
+    pub caller: Option<Arc<Caller>>,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<Value>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(default)]
+    result: Option<IgnoredAny>,
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize)]
+struct Head {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Value>,
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default)]
+    uri: Option<Value>,
+}
+
+/// Parses one JSON-RPC message (`-32700` for invalid JSON, `-32600` for anything that is not a
+/// single request or notification object).
+pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
+    let env: Envelope<'_> = match serde_json::from_slice(body) {
+        Ok(env) => env,
+        Err(e) => {
+            let err = if serde_json::from_slice::<IgnoredAny>(body).is_err() {
+                McpError::new(codes::PARSE_ERROR, format!("Parse error: {e}"))
+            } else if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+                McpError::new(
+                    codes::INVALID_REQUEST,
+                    "Invalid Request: batches are not supported; send one JSON-RPC message per request",
+                )
+            } else {
+                McpError::new(
+                    codes::INVALID_REQUEST,
+                    "Invalid Request: the body must be one JSON-RPC request or notification object",
+                )
+            };
+            return Err(Rejection::new(None, err));
+        }
+    };
+    let id = match env.id {
+        None => None,
+        Some(Value::Number(n)) if n.is_i64() => n.as_i64().map(RequestId::Number),
+        Some(Value::String(s)) => Some(RequestId::String(s)),
+        Some(_) => {
+            return Err(Rejection::new(
+                None,
+                McpError::new(
+                    codes::INVALID_REQUEST,
+                    "Invalid Request: `id` must be a string or an integer",
+                ),
+            ));
+        }
+    };
+    let invalid = |id: &Option<RequestId>, msg: &str| {
+        Err(Rejection::new(
+            id.clone(),
+            McpError::new(codes::INVALID_REQUEST, format!("Invalid Request: {msg}")),
+        ))
+    };
+    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return invalid(&id, "`jsonrpc` must be \"2.0\"");
+    }
+    if env.result.is_some() || env.error.is_some() {
+        return invalid(
+            &id,
+            "this server accepts requests and notifications only, not JSON-RPC responses",
+        );
+    }
+    let method = match env.method {
+        Some(Value::String(m)) => m,
+        Some(_) => return invalid(&id, "`method` must be a string"),
+        None => return invalid(&id, "`method` is missing"),
+    };
+    let params = env.params.map(|p| p.to_owned());
+    let Some(id) = id else {
+        return Ok(Incoming::Notification(Notification { method, params }));
+    };
+    let (meta, name) = match &params {
+        None => (None, None),
+        Some(raw) => match serde_json::from_str::<Head>(raw.get()) {
+            Ok(head) => {
+                let meta = match head.meta {
+                    None => None,
+                    Some(v) => match serde_json::from_value::<RequestMeta>(v) {
+                        Ok(m) => Some(m),
+                        Err(e) => {
+                            return Err(Rejection::new(
+                                Some(id),
+                                McpError::invalid_params(format!("Invalid params: `_meta` is malformed: {e}"))
+                                    .with_http_status(400),
+                            ));
+                        }
+                    },
+                };
+                let name = if method == "resources/read" {
+                    head.uri
+                } else {
+                    head.name
+                };
+                (meta, name)
+            }
+            Err(_) => {
+                return Err(Rejection::new(
+                    Some(id),
+                    McpError::invalid_params("Invalid params: `params` must be an object")
+                        .with_http_status(400),
+                ));
+            }
+        },
+    };
+    Ok(Incoming::Request(Request {
+        id,
+        method,
+        params,
+        meta,
+        name,
+    }))
+}
+
+impl Request {
+    /// The request id.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+    /// The method.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+    /// The request's `_meta`, when present.
+    pub fn meta(&self) -> Option<&RequestMeta> {
+        self.meta.as_ref()
+    }
+    /// `params.name` (or `params.uri` for `resources/read`), the value `Mcp-Name` mirrors.
+    pub fn name_value(&self) -> Option<&Value> {
+        self.name.as_ref()
+    }
+
+    /// Checks the required `_meta` fields (`-32602`, HTTP 400 when missing).
+    pub fn check_meta(&self) -> Result<(), Rejection> {
+        let missing = match &self.meta {
+            None => Some("`params._meta` is missing"),
+            Some(m) if m.protocol_version.is_none() => Some(
+                "`_meta[\"io.modelcontextprotocol/protocolVersion\"]` is missing",
+            ),
+            Some(m) if m.client_capabilities.is_none() => Some(
+                "`_meta[\"io.modelcontextprotocol/clientCapabilities\"]` is missing",
+            ),
+            Some(_) => None,
+        };
+        match missing {
+            None => Ok(()),
+            Some(what) => Err(Rejection::new(
+                Some(self.id.clone()),
+                McpError::invalid_params(format!(
+                    "Invalid params: {what}; every 2026-07-28 request carries its protocol version and client capabilities in `_meta`"
+                ))
+                .with_http_status(400),
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Discover,
+    ToolsList,
+    ToolsCall,
+    ResourcesList,
+    TemplatesList,
+    ResourcesRead,
+    PromptsList,
+    PromptsGet,
+    Complete,
+    Listen,
+}
+
+impl Method {
+    fn parse(s: &str) -> Option<Method> {
+        Some(match s {
+            "server/discover" => Method::Discover,
+            "tools/list" => Method::ToolsList,
+            "tools/call" => Method::ToolsCall,
+            "resources/list" => Method::ResourcesList,
+            "resources/templates/list" => Method::TemplatesList,
+            "resources/read" => Method::ResourcesRead,
+            "prompts/list" => Method::PromptsList,
+            "prompts/get" => Method::PromptsGet,
+            "completion/complete" => Method::Complete,
+            "subscriptions/listen" => Method::Listen,
+            _ => return None,
+        })
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Method::Discover => "server/discover",
+            Method::ToolsList => "tools/list",
+            Method::ToolsCall => "tools/call",
+            Method::ResourcesList => "resources/list",
+            Method::TemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::Complete => "completion/complete",
+            Method::Listen => "subscriptions/listen",
+        }
+    }
+}
+
+/// Methods of earlier revisions that 2026-07-28 removed.
+const REMOVED: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tasks/result",
+    "tasks/list",
+];
+
+/// A change that listen streams may need to hear about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Change {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource (or template) list changed.
+    ResourcesListChanged,
+    /// A resource's contents changed.
+    ResourceUpdated(String),
+}
+
+fn parse_params<T: serde::de::DeserializeOwned + Default>(
+    params: &Option<Box<RawValue>>,
+) -> Result<T, McpError> {
+    match params {
+        None => Ok(T::default()),
+        Some(raw) => serde_json::from_str(raw.get())
+            .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}"))),
+    }
+}
+
+fn parse_required<T: serde::de::DeserializeOwned>(
+    params: &Option<Box<RawValue>>,
+) -> Result<T, McpError> {
+    match params {
+        None => Err(McpError::invalid_params("Invalid params: `params` is missing")),
+        Some(raw) => serde_json::from_str(raw.get())
+            .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}"))),
+    }
+}
+
+/// An opaque, stable cursor: the name (or URI) of the last item of the previous page.
+fn encode_cursor(kind: &str, last: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{kind}\n{last}"))
+}
+
+fn decode_cursor(kind: &str, cursor: &str) -> Result<String, McpError> {
+    let bad = || McpError::invalid_params(format!("Invalid params: invalid cursor `{cursor}`"));
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .map_err(|_| bad())?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    match text.split_once('\n') {
+        Some((k, last)) if k == kind => Ok(last.to_owned()),
+        _ => Err(bad()),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Page<'a> {
+    result_type: ResultType,
+    #[serde(flatten)]
+    items: PageItems<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+    ttl_ms: u64,
+    cache_scope: CacheScope,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<ResultMeta>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+enum PageItems<'a> {
+    Tools(Vec<&'a RawValue>),
+    Resources(Vec<&'a RawValue>),
+    ResourceTemplates(Vec<&'a RawValue>),
+    Prompts(Vec<&'a RawValue>),
+}
+
+impl Server {
+    fn result_meta(&self) -> Option<ResultMeta> {
+        self.shared
+            .config
+            .server_info_in_results
+            .then(|| ResultMeta::server(self.shared.config.info.clone()))
+    }
+
+    fn advertised(&self, method: Method) -> bool {
+        let caps = self.capabilities();
+        match method {
+            Method::Discover => true,
+            Method::ToolsList | Method::ToolsCall => caps.tools.is_some(),
+            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => {
+                caps.resources.is_some()
+            }
+            Method::PromptsList | Method::PromptsGet => caps.prompts.is_some(),
+            Method::Complete => caps.completions.is_some(),
+            Method::Listen => {
+                let cfg = &self.shared.config;
+                cfg.list_changed || cfg.resource_subscribe
+            }
+        }
+    }
+
+    /// Parses one message and, for a request, checks `_meta` and starts the call. Transports with
+    /// headers (HTTP) run their checks between [`parse_message`], [`Request::check_meta`] and
+    /// [`Server::call`]; this is the whole pipeline for header-less transports such as stdio.
+    ///
+    /// Returns `None` for notifications.
+    pub fn handle_message(&self, body: &[u8], options: CallOptions) -> Option<Call> {
+        match parse_message(body) {
+            Err(rejection) => Some(Call::ready(rejection.into_response())),
+            Ok(Incoming::Notification(_)) => None,
+            Ok(Incoming::Request(req)) => Some(match req.check_meta() {
+                Err(rejection) => Call::ready(rejection.into_response()),
+                Ok(()) => self.call(req, options),
+            }),
+        }
+    }
+
+    /// Serves a request whose `_meta` was checked: version (`-32022`), method and capability
+    /// (`-32601`), log level (`-32602`), then the method itself.
+    pub fn call(&self, req: Request, options: CallOptions) -> Call {
+        let id = req.id.clone();
+        let fail = |e: McpError| Call::ready(Response::error(Some(&id), &e));
+        let Some(meta) = req.meta else {
+            return fail(McpError::invalid_params("Invalid params: `params._meta` is missing").with_http_status(400));
+        };
+        let requested = meta.protocol_version.as_deref().unwrap_or_default();
+        let cfg = &self.shared.config;
+        if !cfg.supported_versions.iter().any(|v| v == requested) {
+            return fail(
+                McpError::new(
+                    codes::UNSUPPORTED_PROTOCOL_VERSION,
+                    format!(
+                        "Unsupported protocol version `{requested}`; this server supports {}",
+                        cfg.supported_versions.join(", ")
+                    ),
+                )
+                .with_data(serde_json::json!({
+                    "supported": cfg.supported_versions,
+                    "requested": requested,
+                })),
+            );
+        }
+        let method = match Method::parse(&req.method) {
+            Some(m) if self.advertised(m) => m,
+            Some(_) => {
+                return fail(McpError::new(
+                    codes::METHOD_NOT_FOUND,
+                    format!(
+                        "Method not found: `{}` belongs to a capability this server does not advertise",
+                        req.method
+                    ),
+                ));
+            }
+            None if REMOVED.contains(&req.method.as_str()) => {
+                return fail(
+                    McpError::new(
+                        codes::METHOD_NOT_FOUND,
+                        format!(
+                            "Method not found: `{}` does not exist in protocol {}; this server supports {} (send `_meta` on every request; no initialize handshake)",
+                            req.method,
+                            requested,
+                            cfg.supported_versions.join(", ")
+                        ),
+                    )
+                    .with_data(serde_json::json!({ "supported": cfg.supported_versions })),
+                );
+            }
+            None => return fail(McpError::method_not_found(&req.method)),
+        };
+        let log_level = match meta.log_level.as_deref() {
+            None => None,
+            Some(level) => match level.parse::<LoggingLevel>() {
+                Ok(l) => Some(l),
+                Err(()) => {
+                    return fail(McpError::invalid_params(format!(
+                        "Invalid params: unknown log level `{level}`; use one of debug, info, notice, warning, error, critical, alert, emergency"
+                    )));
+                }
+            },
+        };
+
+        let (tx, rx) = mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        let cx = RequestContext {
+            inner: Arc::new(ContextInner {
+                id: id.clone(),
+                method: method.name(),
+                meta,
+                log_level,
+                notifier: Notifier::new(tx),
+                cancel: cancel.clone(),
+                state: self.shared.state.clone(),
+                caller: options.caller,
+                server_info: cfg.info.clone(),
+                logging_enabled: cfg.logging,
+            }),
+        };
+        let server = self.clone();
+        let params = req.params;
+        let timeout = if method == Method::Listen {
+            None
+        } else {
+            cfg.request_timeout
+        };
+        let fut = async move {
+            let work = server.serve_method(method, params, cx);
+            let outcome = match timeout {
+                None => work.await,
+                Some(limit) => match tokio::time::timeout(limit, work).await {
+                    Ok(r) => r,
+                    Err(_) => Err(McpError::internal(format!(
+                        "Request timed out after {} ms",
+                        limit.as_millis()
+                    ))),
+                },
+            };
+            match outcome {
+                Ok(resp) => resp,
+                Err(e) => Response::error(Some(&id), &e),
+            }
+        };
+        Call {
+            rx: Some(rx),
+            fut: Some(Box::pin(fut)),
+            ready: None,
+            cancel,
+            finished: false,
+        }
+    }
+
+    async fn serve_method(
+        &self,
+        method: Method,
+        params: Option<Box<RawValue>>,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        match method {
+            Method::Discover => Ok(Response::result(&id, &self.discover_result())),
+            Method::ToolsList | Method::ResourcesList | Method::TemplatesList | Method::PromptsList => {
+                let p: PaginatedRequestParams = parse_params(&params)?;
+                self.list_page(method, &id, p.cursor.as_deref())
+            }
+            Method::ToolsCall => self.call_tool(parse_required(&params)?, cx).await,
+            Method::ResourcesRead => self.read_resource(parse_required(&params)?, cx).await,
+            Method::PromptsGet => self.get_prompt(parse_required(&params)?, cx).await,
+            Method::Complete => self.complete(parse_required(&params)?, cx).await,
+            Method::Listen => self.listen(parse_params(&params)?, cx).await,
+        }
+    }
+
+    /// The `server/discover` result as currently advertised.
+    pub fn discover_result(&self) -> DiscoverResult {
+        let cfg = &self.shared.config;
+        DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: cfg.supported_versions.clone(),
+            capabilities: self.capabilities(),
+            instructions: cfg.instructions.clone(),
+            ttl_ms: cfg.discover_cache.ttl_ms,
+            cache_scope: cfg.discover_cache.scope,
+            meta: self.result_meta(),
+        }
+    }
+
+    fn list_page(
+        &self,
+        method: Method,
+        id: &RequestId,
+        cursor: Option<&str>,
+    ) -> Result<Response, McpError> {
+        let reg = self.registry();
+        let cfg = &self.shared.config;
+        let (kind, keys, jsons, hint): (&str, Vec<&str>, Vec<&RawValue>, _) = match method {
+            Method::ToolsList => (
+                "tools",
+                reg.tools.iter().map(|t| t.tool.info.name.as_str()).collect(),
+                reg.tools.iter().map(|t| &*t.json).collect(),
+                cfg.tools_cache,
+            ),
+            Method::ResourcesList => (
+                "resources",
+                reg.resources.iter().map(|r| r.resource.info.uri.as_str()).collect(),
+                reg.resources.iter().map(|r| &*r.json).collect(),
+                cfg.resources_cache,
+            ),
+            Method::TemplatesList => (
+                "templates",
+                reg.templates.iter().map(|t| t.template.info.uri_template.as_str()).collect(),
+                reg.templates.iter().map(|t| &*t.json).collect(),
+                cfg.templates_cache,
+            ),
+            _ => (
+                "prompts",
+                reg.prompts.iter().map(|p| p.prompt.info.name.as_str()).collect(),
+                reg.prompts.iter().map(|p| &*p.json).collect(),
+                cfg.prompts_cache,
+            ),
+        };
+        let start = match cursor {
+            None => 0,
+            Some(c) => {
+                let last = decode_cursor(kind, c)?;
+                match keys.iter().position(|k| *k == last) {
+                    Some(i) => i + 1,
+                    None => {
+                        return Err(McpError::invalid_params(format!(
+                            "Invalid params: the cursor points at an item that no longer exists; list again from the start"
+                        )));
+                    }
+                }
+            }
+        };
+        let end = (start + cfg.page_size).min(keys.len());
+        let next_cursor = (end < keys.len()).then(|| encode_cursor(kind, keys[end - 1]));
+        let page: Vec<&RawValue> = jsons[start..end].to_vec();
+        let items = match method {
+            Method::ToolsList => PageItems::Tools(page),
+            Method::ResourcesList => PageItems::Resources(page),
+            Method::TemplatesList => PageItems::ResourceTemplates(page),
+            _ => PageItems::Prompts(page),
+        };
+        Ok(Response::result(
+            id,
+            &Page {
+                result_type: ResultType::Complete,
+                items,
+                next_cursor,
+                ttl_ms: hint.ttl_ms,
+                cache_scope: hint.scope,
+                meta: self.result_meta(),
+            },
+        ))
+    }
+
+    fn input_required(&self, id: &RequestId, mut r: InputRequiredResult) -> Response {
+        r.result_type = ResultType::InputRequired;
+        if r.meta.is_none() {
+            r.meta = self.result_meta();
+        }
+        Response::result(id, &r)
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        let reg = self.registry();
+        let Some(entry) = reg.tool_index.get(&params.name).map(|&i| reg.tools[i].clone()) else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {}", params.name)));
+        };
+        drop(reg);
+        let arguments = match params.arguments {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return Err(McpError::invalid_params(format!(
+                    "Invalid params: `arguments` of tool `{}` must be an object",
+                    params.name
+                )));
+            }
+        };
+        let args_value = Value::Object(arguments);
+        if let Some(problems) = entry.validator.check(&args_value) {
+            let mut result = p::CallToolResult::error(format!(
+                "Invalid arguments for tool `{}`: {problems}",
+                params.name
+            ));
+            result.meta = self.result_meta();
+            return Ok(Response::result(&id, &result));
+        }
+        let Value::Object(arguments) = args_value else {
+            unreachable!("checked to be an object above")
+        };
+        let input = Input {
+            responses: params.input_responses,
+            state: None,
+        };
+        let call = ToolCall {
+            name: params.name.clone(),
+            arguments,
+            context: cx,
+            input,
+        };
+        let outcome = catch_panic((entry.handler)(call)).await.unwrap_or_else(|msg| {
+            tracing::error!(tool = %params.name, panic = %msg, "tool handler panicked");
+            Ok(ToolOutcome::Complete(p::CallToolResult::error(format!(
+                "Tool `{}` failed unexpectedly (the handler panicked).",
+                params.name
+            ))))
+        })?;
+        Ok(match outcome {
+            ToolOutcome::Complete(mut result) => {
+                result.result_type = ResultType::Complete;
+                if !self.shared.config.explicit_is_error && result.is_error == Some(false) {
+                    result.is_error = None;
+                }
+                if result.meta.is_none() {
+                    result.meta = self.result_meta();
+                }
+                Response::result(&id, &result)
+            }
+            ToolOutcome::InputRequired(r) => self.input_required(&id, r),
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        let reg = self.registry();
+        let uri = params.uri;
+        let (handler, variables, hint) = if let Some(&i) = reg.resource_index.get(&uri) {
+            let e = &reg.resources[i];
+            (e.handler.clone(), Default::default(), e.resource.cache)
+        } else if let Some((e, vars)) = reg
+            .templates
+            .iter()
+            .find_map(|t| t.parsed.matches(&uri).map(|v| (t, v)))
+        {
+            (e.handler.clone(), vars, e.template.cache)
+        } else {
+            return Err(McpError::resource_not_found(&uri));
+        };
+        drop(reg);
+        let hint = hint.unwrap_or(self.shared.config.read_cache);
+        let read = ResourceRead {
+            uri: uri.clone(),
+            variables,
+            context: cx,
+            input: Input {
+                responses: params.input_responses,
+                state: None,
+            },
+        };
+        let outcome = catch_panic(handler(read)).await.unwrap_or_else(|msg| {
+            tracing::error!(uri = %uri, panic = %msg, "resource handler panicked");
+            Err(McpError::internal(format!("Reading {uri} failed unexpectedly.")))
+        })?;
+        Ok(match outcome {
+            ResourceOutcome::Complete(contents) => Response::result(
+                &id,
+                &p::ReadResourceResult {
+                    result_type: ResultType::Complete,
+                    contents,
+                    ttl_ms: hint.ttl_ms,
+                    cache_scope: hint.scope,
+                    meta: self.result_meta(),
+                },
+            ),
+            ResourceOutcome::InputRequired(r) => self.input_required(&id, r),
+        })
+    }
+
+    async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        let reg = self.registry();
+        let Some(entry) = reg.prompt_index.get(&params.name).map(|&i| reg.prompts[i].clone()) else {
+            return Err(McpError::invalid_params(format!("Unknown prompt: {}", params.name)));
+        };
+        drop(reg);
+        let mut arguments = BTreeMap::new();
+        for (k, v) in params.arguments.unwrap_or_default() {
+            match v {
+                Value::String(s) => {
+                    arguments.insert(k, s);
+                }
+                Value::Null => {}
+                _ => {
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid params: argument `{k}` of prompt `{}` must be a string",
+                        params.name
+                    )));
+                }
+            }
+        }
+        let missing: Vec<&str> = entry
+            .required
+            .iter()
+            .filter(|r| !arguments.contains_key(*r))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: prompt `{}` requires the argument{} {}",
+                params.name,
+                if missing.len() > 1 { "s" } else { "" },
+                missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let get = PromptGet {
+            name: params.name.clone(),
+            arguments,
+            context: cx,
+            input: Input {
+                responses: params.input_responses,
+                state: None,
+            },
+        };
+        let outcome = catch_panic((entry.handler)(get)).await.unwrap_or_else(|msg| {
+            tracing::error!(prompt = %params.name, panic = %msg, "prompt handler panicked");
+            Err(McpError::internal(format!("Prompt `{}` failed unexpectedly.", params.name)))
+        })?;
+        Ok(match outcome {
+            PromptOutcome::Complete(mut result) => {
+                result.result_type = ResultType::Complete;
+                if result.meta.is_none() {
+                    result.meta = self.result_meta();
+                }
+                Response::result(&id, &result)
+            }
+            PromptOutcome::InputRequired(r) => self.input_required(&id, r),
+        })
+    }
+
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        let reg = self.registry();
+        let completer = match &params.reference {
+            CompletionReference::Prompt { name, .. } => {
+                let Some(&i) = reg.prompt_index.get(name) else {
+                    return Err(McpError::invalid_params(format!("Unknown prompt: {name}")));
+                };
+                let prompt = &reg.prompts[i].prompt;
+                let known = prompt
+                    .info
+                    .arguments
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|a| a.name == params.argument.name);
+                if !known {
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid params: prompt `{name}` has no argument `{}`",
+                        params.argument.name
+                    )));
+                }
+                prompt.completers.get(&params.argument.name).cloned()
+            }
+            CompletionReference::Resource { uri } => {
+                let Some(t) = reg.templates.iter().find(|t| t.template.info.uri_template == *uri) else {
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid params: no resource template `{uri}`"
+                    )));
+                };
+                t.template.completers.get(&params.argument.name).cloned()
+            }
+        };
+        drop(reg);
+        let mut completion = match completer {
+            None => Completion::default(),
+            Some(c) => {
+                let context = params
+                    .context
+                    .and_then(|c| c.arguments)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_owned())))
+                    .collect();
+                let req = CompletionRequest {
+                    argument: params.argument.name,
+                    value: params.argument.value,
+                    context,
+                    request: cx,
+                };
+                catch_panic((c.0)(req)).await.unwrap_or_else(|msg| {
+                    tracing::error!(panic = %msg, "completion handler panicked");
+                    Err(McpError::internal("Completion failed unexpectedly."))
+                })?
+            }
+        };
+        if completion.values.len() > 100 {
+            completion.total.get_or_insert(completion.values.len() as u64);
+            completion.values.truncate(100);
+            completion.has_more = Some(true);
+        }
+        Ok(Response::result(
+            &id,
+            &p::CompleteResult {
+                result_type: ResultType::Complete,
+                completion,
+                meta: self.result_meta(),
+            },
+        ))
+    }
+
+    async fn listen(
+        &self,
+        params: SubscriptionsListenRequestParams,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        let cfg = &self.shared.config;
+        let caps = self.capabilities();
+        let wanted = params.notifications;
+        let honoured = SubscriptionFilter {
+            tools_list_changed: (wanted.tools_list_changed == Some(true)
+                && cfg.list_changed
+                && caps.tools.is_some())
+            .then_some(true),
+            prompts_list_changed: (wanted.prompts_list_changed == Some(true)
+                && cfg.list_changed
+                && caps.prompts.is_some())
+            .then_some(true),
+            resources_list_changed: (wanted.resources_list_changed == Some(true)
+                && cfg.list_changed
+                && caps.resources.is_some())
+            .then_some(true),
+            resource_subscriptions: if cfg.resource_subscribe {
+                wanted.resource_subscriptions.filter(|v| !v.is_empty())
+            } else {
+                None
+            },
+            other: Map::new(),
+        };
+        let mut changes = self.shared.changes.subscribe();
+        let tag = || NotificationMeta {
+            subscription_id: Some(id.clone()),
+            other: Map::new(),
+        };
+        let notifier = cx.inner.notifier.clone();
+        notifier.send(
+            "notifications/subscriptions/acknowledged",
+            &SubscriptionsAcknowledgedParams {
+                meta: tag(),
+                notifications: honoured.clone(),
+            },
+        );
+        let shutdown = self.shared.shutdown.clone();
+        let cancel = cx.cancellation();
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = cancel.cancelled() => break,
+                change = changes.recv() => {
+                    let change = match change {
+                        Ok(c) => c,
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                    };
+                    let params = NotificationParams { meta: Some(tag()) };
+                    match change {
+                        Change::ToolsListChanged if honoured.tools_list_changed == Some(true) => {
+                            notifier.send("notifications/tools/list_changed", &params);
+                        }
+                        Change::PromptsListChanged if honoured.prompts_list_changed == Some(true) => {
+                            notifier.send("notifications/prompts/list_changed", &params);
+                        }
+                        Change::ResourcesListChanged if honoured.resources_list_changed == Some(true) => {
+                            notifier.send("notifications/resources/list_changed", &params);
+                        }
+                        Change::ResourceUpdated(uri) => {
+                            let subscribed = honoured
+                                .resource_subscriptions
+                                .as_deref()
+                                .unwrap_or_default()
+                                .iter()
+                                .any(|s| uri == *s || uri.starts_with(&format!("{}/", s.trim_end_matches('/'))));
+                            if subscribed {
+                                notifier.send(
+                                    "notifications/resources/updated",
+                                    &ResourceUpdatedNotificationParams { uri, meta: Some(tag()) },
+                                );
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(Response::result(
+            &id,
+            &SubscriptionsListenResult {
+                result_type: ResultType::Complete,
+                meta: ResultMeta {
+                    server_info: None,
+                    subscription_id: Some(id.clone()),
+                    other: Map::new(),
+                },
+            },
+        ))
+    }
+}
+
+/// Runs a future, turning a panic into `Err(message)`.
+pub async fn catch_panic<F: Future>(fut: F) -> Result<F::Output, String> {
+    let mut fut = std::pin::pin!(fut);
+    std::future::poll_fn(move |cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_owned());
+                Poll::Ready(Err(msg))
+            }
+        }
+    })
+    .await
+}

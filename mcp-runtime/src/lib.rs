@@ -1,0 +1,38 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod protocol;
+pub mod schema;
+
+mod context;
+mod dispatch;
+mod error;
+pub mod mrtr;
+mod registry;
+mod server;
+mod transport;
+mod uri_template;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use context::{
+    CancellationToken, Caller, FromContext, Logger, Progress, RequestContext, State,
+};
+pub use dispatch::{
+    Call, CallOptions, Change, Incoming, Notification, Outgoing, Rejection, Request, Response,
+    parse_message,
+};
+pub use error::{BuildError, McpError, SourceLocation};
+pub use mcp_macros::{prompt, resource, tool};
+pub use registry::{
+    BoxFuture, Completer, CompletionRequest, Input, IntoPromptResult, IntoResourceResult,
+    IntoToolResult, Json, Prompt, PromptGet, PromptOutcome, Resource, ResourceOutcome,
+    ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall, ToolOutcome,
+};
+pub use server::{
+    CacheHint, CacheTarget, IntoPrimitive, Primitive, Server, ServerBuilder,
+};
+pub use transport::http::{Authenticator, HttpOptions};
+pub use transport::stdio::MAX_LINE;
+pub use uri_template::UriTemplate;

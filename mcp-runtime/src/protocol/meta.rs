@@ -1,0 +1,430 @@
+//! Per-request `_meta`, result `_meta`, capabilities and implementation info.
+
+use super::{ProgressToken, RequestId};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// `_meta` key of the protocol version a request is made in.
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities valid for one request.
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client's self-description.
+pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the log level a request opts into.
+pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+/// Result `_meta` key of the server's self-description.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+/// Notification `_meta` key naming the `subscriptions/listen` request a notification belongs to.
+pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// The protocol revision this crate implements.
+pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The `_meta` object every 2026-07-28 request carries in `params`.
+///
+/// The two required fields are `Option`s here so that a request lacking them can be answered with
+/// the spec's `-32602` instead of a generic parse failure.
+///
+/// ```
+/// use mcp_runtime::protocol::RequestMeta;
+/// let meta: RequestMeta = serde_json::from_value(serde_json::json!({
+///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+///     "io.modelcontextprotocol/clientCapabilities": {},
+///     "progressToken": "p-1"
+/// })).unwrap();
+/// assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
+/// assert!(meta.progress_token.is_some());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RequestMeta {
+    /// The protocol version of this request.
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub protocol_version: Option<String>,
+    /// The client capabilities valid for this request.
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_capabilities: Option<ClientCapabilities>,
+    /// The client's self-description (optional, informational only).
+    #[serde(
+        rename = "io.modelcontextprotocol/clientInfo",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_info: Option<Implementation>,
+    /// The lowest log level the client wants as `notifications/message` (a raw string: an
+    /// unknown level is answered with `-32602`).
+    #[serde(
+        rename = "io.modelcontextprotocol/logLevel",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_level: Option<String>,
+    /// Opt-in to `notifications/progress` for this request.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub progress_token: Option<ProgressToken>,
+    /// Every other key (trace context, extension keys, …), kept as sent.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// A program's self-description (`clientInfo` / `serverInfo`).
+///
+/// ```
+/// use mcp_runtime::protocol::Implementation;
+/// let info = Implementation::new("study-server", "2.0.0");
+/// assert_eq!(serde_json::to_value(&info).unwrap(),
+///            serde_json::json!({"name": "study-server", "version": "2.0.0"}));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Implementation {
+    /// Machine name.
+    pub name: String,
+    /// Version string.
+    pub version: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Human description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Home page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+}
+
+impl Implementation {
+    /// A name and a version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            description: None,
+            website_url: None,
+            icons: None,
+        }
+    }
+}
+
+/// An icon for a server, tool, prompt, resource or template.
+///
+/// ```
+/// use mcp_runtime::protocol::Icon;
+/// let icon = Icon::new("https://example.com/i.png").mime_type("image/png");
+/// assert_eq!(serde_json::to_value(&icon).unwrap()["mimeType"], "image/png");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: String,
+    /// MIME type of the image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes such as `"48x48"` or `"any"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<String>>,
+    /// `"light"` or `"dark"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}
+
+impl Icon {
+    /// An icon at `src`.
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon {
+            src: src.into(),
+            mime_type: None,
+            sizes: None,
+            theme: None,
+        }
+    }
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
+        self.mime_type = Some(mime.into());
+        self
+    }
+    /// Sets the sizes.
+    #[must_use]
+    pub fn sizes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, sizes: I) -> Self {
+        self.sizes = Some(sizes.into_iter().map(Into::into).collect());
+        self
+    }
+    /// Sets the theme (`"light"` or `"dark"`).
+    #[must_use]
+    pub fn theme(mut self, theme: impl Into<String>) -> Self {
+        self.theme = Some(theme.into());
+        self
+    }
+}
+
+/// Capabilities a client declares for one request.
+///
+/// Every member is kept as a raw object: capability objects are open sets.
+///
+/// ```
+/// use mcp_runtime::protocol::ClientCapabilities;
+/// let caps: ClientCapabilities = serde_json::from_str(r#"{"elicitation":{}}"#).unwrap();
+/// assert!(caps.elicitation_form());
+/// assert!(!caps.elicitation_url());
+/// assert!(caps.sampling.is_none());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// Experimental capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Map<String, Value>>,
+    /// Roots (deprecated feature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Map<String, Value>>,
+    /// Sampling (deprecated feature): `context`, `tools`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Map<String, Value>>,
+    /// Elicitation: `form`, `url` (`{}` means form only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<Map<String, Value>>,
+    /// Extensions by id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
+    /// Unknown members, kept as sent.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl ClientCapabilities {
+    /// Whether form-mode elicitation is declared (`elicitation: {}` counts as form).
+    pub fn elicitation_form(&self) -> bool {
+        match &self.elicitation {
+            None => false,
+            Some(e) => e.contains_key("form") || !e.contains_key("url"),
+        }
+    }
+    /// Whether URL-mode elicitation is declared.
+    pub fn elicitation_url(&self) -> bool {
+        self.elicitation
+            .as_ref()
+            .is_some_and(|e| e.contains_key("url"))
+    }
+    /// Whether the extension `id` is declared.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+}
+
+/// Capabilities the server advertises in `server/discover`.
+///
+/// ```
+/// use mcp_runtime::protocol::ServerCapabilities;
+/// let caps = ServerCapabilities::default();
+/// assert_eq!(serde_json::to_string(&caps).unwrap(), "{}");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerCapabilities {
+    /// Experimental capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Map<String, Value>>,
+    /// Logging (deprecated feature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<Map<String, Value>>,
+    /// Argument completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<Map<String, Value>>,
+    /// Prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<ListCapability>,
+    /// Resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// Tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ListCapability>,
+    /// Extensions by id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// `tools` / `prompts` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListCapability {
+    /// Whether `notifications/*/list_changed` is sent on listen streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// `resources` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourcesCapability {
+    /// Whether `resourceSubscriptions` are honoured on listen streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+    /// Whether `notifications/resources/list_changed` is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The `_meta` object of a result.
+///
+/// ```
+/// use mcp_runtime::protocol::{Implementation, ResultMeta};
+/// let meta = ResultMeta::server(std::sync::Arc::new(Implementation::new("s", "1")));
+/// assert_eq!(serde_json::to_value(&meta).unwrap()["io.modelcontextprotocol/serverInfo"]["name"], "s");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ResultMeta {
+    /// The server's self-description.
+    #[serde(
+        rename = "io.modelcontextprotocol/serverInfo",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub server_info: Option<Arc<Implementation>>,
+    /// On a `subscriptions/listen` result: the subscription it ends.
+    #[serde(
+        rename = "io.modelcontextprotocol/subscriptionId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub subscription_id: Option<RequestId>,
+    /// Other keys.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl ResultMeta {
+    /// A meta object with only `serverInfo`.
+    pub fn server(info: Arc<Implementation>) -> Self {
+        ResultMeta {
+            server_info: Some(info),
+            subscription_id: None,
+            other: Map::new(),
+        }
+    }
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.server_info.is_none() && self.subscription_id.is_none() && self.other.is_empty()
+    }
+}
+
+/// The `_meta` object of a notification.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NotificationMeta {
+    /// Present on notifications delivered through a `subscriptions/listen` stream.
+    #[serde(
+        rename = "io.modelcontextprotocol/subscriptionId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub subscription_id: Option<RequestId>,
+    /// Other keys.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl NotificationMeta {
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.subscription_id.is_none() && self.other.is_empty()
+    }
+}
+
+/// Log severities of `notifications/message`, lowest first (RFC 5424 order).
+///
+/// ```
+/// use mcp_runtime::protocol::LoggingLevel;
+/// assert!(LoggingLevel::Error > LoggingLevel::Info);
+/// assert_eq!("warning".parse::<LoggingLevel>().unwrap(), LoggingLevel::Warning);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoggingLevel {
+    /// Debug.
+    Debug,
+    /// Info.
+    Info,
+    /// Notice.
+    Notice,
+    /// Warning.
+    Warning,
+    /// Error.
+    Error,
+    /// Critical.
+    Critical,
+    /// Alert.
+    Alert,
+    /// Emergency.
+    Emergency,
+}
+
+impl std::str::FromStr for LoggingLevel {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Ok(match s {
+            "debug" => LoggingLevel::Debug,
+            "info" => LoggingLevel::Info,
+            "notice" => LoggingLevel::Notice,
+            "warning" => LoggingLevel::Warning,
+            "error" => LoggingLevel::Error,
+            "critical" => LoggingLevel::Critical,
+            "alert" => LoggingLevel::Alert,
+            "emergency" => LoggingLevel::Emergency,
+            _ => return Err(()),
+        })
+    }
+}
+
+/// Hints about how clients use a piece of content.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Annotations {
+    /// `"user"` and/or `"assistant"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// 0 (least) to 1 (most important).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<serde_json::Number>,
+    /// ISO 8601 timestamp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+/// The sender of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}

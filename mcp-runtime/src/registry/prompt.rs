@@ -1,0 +1,124 @@
+//! Prompt definitions.
+
+use super::{BoxFuture, Completer, Input, PromptOutcome};
+use crate::context::RequestContext;
+use crate::error::SourceLocation;
+use crate::protocol::{Icon, PromptArgument, PromptInfo};
+use crate::registry::output::IntoPromptResult;
+use crate::McpError;
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::Arc;
+
+/// One `prompts/get` as seen by a handler.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PromptGet {
+    /// The prompt's name.
+    pub name: String,
+    /// The string arguments (required ones are guaranteed present).
+    pub arguments: BTreeMap<String, String>,
+    /// The request context.
+    pub context: RequestContext,
+    /// MRTR input for this round.
+    pub input: Input,
+}
+
+pub(crate) type PromptFn =
+    dyn Fn(PromptGet) -> BoxFuture<'static, Result<PromptOutcome, McpError>> + Send + Sync;
+
+/// A prompt template.
+///
+/// ```
+/// use mcp_runtime::Prompt;
+/// let p = Prompt::new("greet")
+///     .argument("name", Some("Who to greet"), true)
+///     .handler(|get| async move { format!("Say hello to {}.", get.arguments["name"]) });
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct Prompt {
+    pub(crate) info: PromptInfo,
+    pub(crate) handler: Option<Arc<PromptFn>>,
+    pub(crate) source: Option<SourceLocation>,
+    pub(crate) completers: HashMap<String, Completer>,
+}
+
+impl std::fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prompt").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+impl Prompt {
+    /// A prompt named `name` with no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt {
+            info: PromptInfo {
+                name: name.into(),
+                title: None,
+                description: None,
+                arguments: None,
+                icons: None,
+                meta: None,
+            },
+            handler: None,
+            source: None,
+            completers: HashMap::new(),
+        }
+    }
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.info.name
+    }
+    /// The listing.
+    pub fn info(&self) -> &PromptInfo {
+        &self.info
+    }
+    /// Display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+    /// Description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+    /// Adds an icon.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.info.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+    /// Declares an argument.
+    pub fn argument(mut self, name: &str, description: Option<&str>, required: bool) -> Self {
+        self.info
+            .arguments
+            .get_or_insert_with(Vec::new)
+            .push(PromptArgument::new(name, description.map(str::to_owned), required));
+        self
+    }
+    /// Records where it was declared.
+    pub fn source(mut self, location: SourceLocation) -> Self {
+        self.source = Some(location);
+        self
+    }
+    /// Completes values of the argument `argument`.
+    pub fn complete(mut self, argument: impl Into<String>, completer: Completer) -> Self {
+        self.completers.insert(argument.into(), completer);
+        self
+    }
+    /// The handler.
+    pub fn handler<F, Fut, R>(mut self, f: F) -> Self
+    where
+        F: Fn(PromptGet) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        self.handler = Some(Arc::new(move |get| {
+            let fut = f(get);
+            Box::pin(async move { fut.await.into_prompt_result() })
+        }));
+        self
+    }
+}

@@ -1,0 +1,207 @@
+//! Resource and resource template definitions.
+
+use super::{BoxFuture, Completer, Input, ResourceOutcome};
+use crate::context::RequestContext;
+use crate::error::SourceLocation;
+use crate::protocol::{CacheScope, Icon, Resource as ResourceInfo, ResourceTemplate as TemplateInfo};
+use crate::registry::output::IntoResourceResult;
+use crate::{CacheHint, McpError};
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+/// One `resources/read` as seen by a handler.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ResourceRead {
+    /// The URI being read.
+    pub uri: String,
+    /// Template variables (empty for fixed resources).
+    pub variables: HashMap<String, String>,
+    /// The request context.
+    pub context: RequestContext,
+    /// MRTR input for this round.
+    pub input: Input,
+}
+
+pub(crate) type ResourceFn =
+    dyn Fn(ResourceRead) -> BoxFuture<'static, Result<ResourceOutcome, McpError>> + Send + Sync;
+
+fn wrap<F, Fut, R>(f: F, mime: Option<String>) -> Arc<ResourceFn>
+where
+    F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoResourceResult,
+{
+    Arc::new(move |read: ResourceRead| {
+        let uri = read.uri.clone();
+        let mime = mime.clone();
+        let fut = f(read);
+        Box::pin(async move { fut.await.into_resource_result(&uri, mime.as_deref()) })
+    })
+}
+
+macro_rules! common_setters {
+    ($info:ident) => {
+        /// Display title.
+        pub fn title(mut self, title: impl Into<String>) -> Self {
+            self.$info.title = Some(title.into());
+            self
+        }
+        /// Description.
+        pub fn description(mut self, description: impl Into<String>) -> Self {
+            self.$info.description = Some(description.into());
+            self
+        }
+        /// MIME type of the contents.
+        pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
+            self.$info.mime_type = Some(mime.into());
+            self
+        }
+        /// Adds an icon.
+        pub fn icon(mut self, icon: Icon) -> Self {
+            self.$info.icons.get_or_insert_with(Vec::new).push(icon);
+            self
+        }
+        /// Caching hint of `resources/read` results (overrides the server default).
+        pub fn cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+            self.cache = Some(CacheHint { ttl_ms, scope });
+            self
+        }
+        /// Records where it was declared.
+        pub fn source(mut self, location: SourceLocation) -> Self {
+            self.source = Some(location);
+            self
+        }
+    };
+}
+
+/// A resource with a fixed URI.
+///
+/// ```
+/// use mcp_runtime::{Resource, protocol::CacheScope};
+/// let r = Resource::new("config://service", "service-config")
+///     .mime_type("application/json")
+///     .cache(30_000, CacheScope::Private)
+///     .handler(|_read| async { r#"{"region":"local"}"#.to_string() });
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct Resource {
+    pub(crate) info: ResourceInfo,
+    pub(crate) cache: Option<CacheHint>,
+    pub(crate) handler: Option<Arc<ResourceFn>>,
+    pub(crate) source: Option<SourceLocation>,
+}
+
+impl std::fmt::Debug for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resource").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+impl Resource {
+    /// A resource at `uri` named `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            info: ResourceInfo::new(uri, name),
+            cache: None,
+            handler: None,
+            source: None,
+        }
+    }
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        &self.info.uri
+    }
+    /// The listing.
+    pub fn info(&self) -> &ResourceInfo {
+        &self.info
+    }
+    common_setters!(info);
+    /// Size in bytes of the raw contents.
+    pub fn size(mut self, size: u64) -> Self {
+        self.info.size = Some(size);
+        self
+    }
+    /// The read handler.
+    pub fn handler<F, Fut, R>(mut self, f: F) -> Self
+    where
+        F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceResult,
+    {
+        self.handler = Some(wrap(f, self.info.mime_type.clone()));
+        self
+    }
+}
+
+/// A family of resources described by an RFC 6570 URI template.
+///
+/// ```
+/// use mcp_runtime::ResourceTemplate;
+/// let t = ResourceTemplate::new("test://template/{id}/data", "template-data")
+///     .mime_type("application/json")
+///     .handler(|read| async move { format!("{{\"id\":\"{}\"}}", read.variables["id"]) });
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct ResourceTemplate {
+    pub(crate) info: TemplateInfo,
+    pub(crate) cache: Option<CacheHint>,
+    pub(crate) handler: Option<Arc<ResourceFn>>,
+    pub(crate) source: Option<SourceLocation>,
+    pub(crate) completers: HashMap<String, Completer>,
+}
+
+impl std::fmt::Debug for ResourceTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceTemplate").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+impl ResourceTemplate {
+    /// A template named `name`.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceTemplate {
+            info: TemplateInfo {
+                uri_template: uri_template.into(),
+                name: name.into(),
+                title: None,
+                description: None,
+                mime_type: None,
+                annotations: None,
+                icons: None,
+                meta: None,
+            },
+            cache: None,
+            handler: None,
+            source: None,
+            completers: HashMap::new(),
+        }
+    }
+    /// The template text.
+    pub fn uri_template(&self) -> &str {
+        &self.info.uri_template
+    }
+    /// The listing.
+    pub fn info(&self) -> &TemplateInfo {
+        &self.info
+    }
+    common_setters!(info);
+    /// The read handler (template variables are in [`ResourceRead::variables`]).
+    pub fn handler<F, Fut, R>(mut self, f: F) -> Self
+    where
+        F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceResult,
+    {
+        self.handler = Some(wrap(f, self.info.mime_type.clone()));
+        self
+    }
+    /// Completes values of the template variable `variable`.
+    pub fn complete(mut self, variable: impl Into<String>, completer: Completer) -> Self {
+        self.completers.insert(variable.into(), completer);
+        self
+    }
+}

@@ -1,0 +1,570 @@
+//! Streamable HTTP (2026-07-28): one endpoint, POST only, one message per POST, JSON or SSE
+//! answers chosen per request.
+//!
+//! Validation order (the first failing step answers):
+//!
+//! | step | failure | status | JSON-RPC |
+//! |---|---|---|---|
+//! | method is POST | GET, DELETE, … | 405 (`Allow: POST`) | – |
+//! | `Host` and `Origin` allowed | DNS-rebinding guard | 403 | – |
+//! | authentication (when configured) | per authenticator | 401/403 | – |
+//! | `Content-Type` is `application/json` | | 415 | `-32600` |
+//! | `Accept` admits JSON or SSE | | 406 | `-32600` |
+//! | body within the limit | | 413 | `-32600` |
+//! | body parses | invalid JSON / not one request object | 400 | `-32700` / `-32600` |
+//! | notification | accepted | 202 | – |
+//! | `_meta` has version and capabilities | | 400 | `-32602` |
+//! | `MCP-Protocol-Version` equals `_meta` | | 400 | `-32020` |
+//! | `Mcp-Method`, `Mcp-Name` equal the body | | 400 | `-32020` |
+//! | version supported | | 400 | `-32022` |
+//! | method known and advertised | | 404 | `-32601` |
+//!
+//! `Mcp-Session-Id` and `Last-Event-ID` are ignored: the protocol has no sessions and no resumption.
+
+use crate::dispatch::{CallOptions, Incoming, Outgoing, Rejection, parse_message};
+use crate::{Caller, McpError, Server};
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::Response;
+use base64::Engine as _;
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// Decides who is calling from the request head. Return `Ok(None)` for anonymous access,
+/// `Ok(Some(caller))` for an authenticated one, or `Err(response)` to refuse (401/403 with
+/// `WWW-Authenticate`).
+pub type Authenticator =
+    Arc<dyn Fn(&http::request::Parts) -> Result<Option<Caller>, Response> + Send + Sync>;
+
+/// Options of the Streamable HTTP transport.
+///
+/// ```
+/// use mcp_runtime::HttpOptions;
+/// let options = HttpOptions::default()
+///     .path("/mcp")
+///     .allow_host("mcp.example.com")
+///     .allow_origin("https://app.example.com")
+///     .body_limit(1 << 20);
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct HttpOptions {
+    path: String,
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    body_limit: usize,
+    authenticator: Option<Authenticator>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".into(),
+            hosts: Vec::new(),
+            origins: Vec::new(),
+            body_limit: 4 * 1024 * 1024,
+            authenticator: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("hosts", &self.hosts)
+            .field("origins", &self.origins)
+            .field("body_limit", &self.body_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpOptions {
+    /// The endpoint path (default `/mcp`).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+    /// Also accept this `Host` name (any port). Loopback names are always accepted.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.hosts.push(host.into().to_ascii_lowercase());
+        self
+    }
+    /// Also accept this `Origin` (`scheme://host[:port]`). Loopback origins are always accepted.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins
+            .push(origin.into().trim_end_matches('/').to_ascii_lowercase());
+        self
+    }
+    /// Largest accepted body in bytes (default 4 MiB); larger bodies get 413.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+    /// Authenticates every request before it is parsed.
+    pub fn authenticate<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&http::request::Parts) -> Result<Option<Caller>, Response> + Send + Sync + 'static,
+    {
+        self.authenticator = Some(Arc::new(f));
+        self
+    }
+}
+
+struct Endpoint {
+    server: Server,
+    options: HttpOptions,
+}
+
+impl Server {
+    /// An axum router serving this server at `/mcp` with default [`HttpOptions`]; mount it in
+    /// your own app or serve it as is.
+    ///
+    /// ```
+    /// # fn demo(server: mcp_runtime::Server) {
+    /// let app: axum::Router = server.into_router();
+    /// # }
+    /// ```
+    pub fn into_router(self) -> Router {
+        self.into_router_with(HttpOptions::default())
+    }
+
+    /// An axum router with the given options.
+    pub fn into_router_with(self, options: HttpOptions) -> Router {
+        let path = options.path.clone();
+        let endpoint = Arc::new(Endpoint {
+            server: self,
+            options,
+        });
+        Router::new()
+            .route(
+                &path,
+                axum::routing::post(handle).fallback(method_not_allowed),
+            )
+            .with_state(endpoint)
+    }
+
+    /// Serves over HTTP on `addr` until Ctrl-C, then ends listen streams gracefully.
+    pub async fn serve(self, addr: SocketAddr) -> std::io::Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        self.serve_listener(listener, HttpOptions::default()).await
+    }
+
+    /// Serves over HTTP on an already bound listener, with options, until Ctrl-C.
+    pub async fn serve_listener(
+        self,
+        listener: tokio::net::TcpListener,
+        options: HttpOptions,
+    ) -> std::io::Result<()> {
+        let server = self.clone();
+        let app = self.into_router_with(options);
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                server.shutdown();
+            })
+            .await
+    }
+}
+
+async fn method_not_allowed() -> Response {
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+    resp.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    resp
+}
+
+fn plain_status(status: StatusCode, message: &str) -> Response {
+    let mut resp = Response::new(Body::from(message.to_owned()));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
+}
+
+fn json_response(status: u16, body: Bytes) -> Response {
+    let mut resp = Response::new(Body::from(body));
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+fn rejection(r: Rejection) -> Response {
+    let resp = r.into_response();
+    json_response(resp.status, resp.body)
+}
+
+fn transport_error(status: u16, message: &str) -> Response {
+    let e = McpError::new(crate::protocol::codes::INVALID_REQUEST, message).with_http_status(status);
+    rejection(Rejection::new(None, e))
+}
+
+const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+/// The host part of `host[:port]` (IPv6 literals keep their brackets).
+fn host_name(authority: &str) -> String {
+    let a = authority.trim().to_ascii_lowercase();
+    if a.starts_with('[') {
+        return match a.find(']') {
+            Some(i) => a[..=i].to_owned(),
+            None => a,
+        };
+    }
+    match a.rsplit_once(':') {
+        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h.to_owned(),
+        _ => a,
+    }
+}
+
+fn host_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST) else {
+        // HTTP/1.1 requires Host; without one there is nothing to rebind.
+        return true;
+    };
+    let Ok(host) = host.to_str() else { return false };
+    let name = host_name(host);
+    LOOPBACK.contains(&name.as_str()) || options.hosts.iter().any(|h| *h == name || *h == host)
+}
+
+fn origin_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+    if options.origins.iter().any(|o| *o == origin) {
+        return true;
+    }
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    (scheme == "http" || scheme == "https") && LOOPBACK.contains(&host_name(rest).as_str())
+}
+
+struct AcceptSet {
+    json: bool,
+    sse: bool,
+}
+
+fn accepts(headers: &HeaderMap) -> AcceptSet {
+    let mut set = AcceptSet {
+        json: false,
+        sse: false,
+    };
+    let values: Vec<&HeaderValue> = headers.get_all(header::ACCEPT).iter().collect();
+    if values.is_empty() {
+        return AcceptSet {
+            json: true,
+            sse: true,
+        };
+    }
+    for v in values {
+        for item in v.to_str().unwrap_or("").split(',') {
+            let mut parts = item.split(';');
+            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                let p = p.trim();
+                p.starts_with("q=") && p[2..].trim().parse::<f32>().is_ok_and(|q| q == 0.0)
+            });
+            if refused {
+                continue;
+            }
+            match media.as_str() {
+                "*/*" => {
+                    set.json = true;
+                    set.sse = true;
+                }
+                "application/json" | "application/*" => set.json = true,
+                "text/event-stream" | "text/*" => set.sse = true,
+                _ => {}
+            }
+        }
+    }
+    set
+}
+
+fn content_type_ok(headers: &HeaderMap) -> bool {
+    match headers.get(header::CONTENT_TYPE).map(HeaderValue::to_str) {
+        None => true,
+        Some(Ok(ct)) => ct
+            .split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")),
+        Some(Err(_)) => false,
+    }
+}
+
+/// Reads a metadata header: trimmed of optional whitespace, base64 sentinel decoded.
+fn header_value(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpError> {
+    let mut values = headers.get_all(name).iter();
+    let Some(raw) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(McpError::header_mismatch(format!(
+            "Header mismatch: `{name}` is given more than once"
+        )));
+    }
+    let text = raw.to_str().map_err(|_| {
+        McpError::header_mismatch(format!(
+            "Header mismatch: `{name}` contains characters that are not visible ASCII; encode the value as =?base64?…?="
+        ))
+    })?;
+    let text = text.trim_matches([' ', '\t']);
+    if text.chars().any(|c| c.is_ascii_control()) {
+        return Err(McpError::header_mismatch(format!(
+            "Header mismatch: `{name}` contains control characters"
+        )));
+    }
+    decode_sentinel(text)
+        .map(Some)
+        .ok_or_else(|| {
+            McpError::header_mismatch(format!(
+                "Header mismatch: `{name}` has an invalid =?base64?…?= value"
+            ))
+        })
+}
+
+/// Decodes `=?base64?…?=` values; other values are returned as they are.
+pub(crate) fn decode_sentinel(text: &str) -> Option<String> {
+    match text
+        .strip_prefix("=?base64?")
+        .and_then(|t| t.strip_suffix("?="))
+    {
+        None => Some(text.to_owned()),
+        Some(b64) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+    }
+}
+
+fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<(), McpError> {
+    let body_version = req
+        .meta()
+        .and_then(|m| m.protocol_version.as_deref())
+        .unwrap_or_default();
+    match header_value(headers, "mcp-protocol-version")? {
+        None => {
+            return Err(McpError::header_mismatch(
+                "Header mismatch: the MCP-Protocol-Version header is required",
+            ));
+        }
+        Some(v) if v != body_version => {
+            return Err(McpError::header_mismatch(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{v}' does not match body value '{body_version}'"
+            )));
+        }
+        Some(_) => {}
+    }
+    match header_value(headers, "mcp-method")? {
+        None => {
+            return Err(McpError::header_mismatch(
+                "Header mismatch: the Mcp-Method header is required",
+            ));
+        }
+        Some(v) if v != req.method() => {
+            return Err(McpError::header_mismatch(format!(
+                "Header mismatch: Mcp-Method header value '{v}' does not match body value '{}'",
+                req.method()
+            )));
+        }
+        Some(_) => {}
+    }
+    if matches!(req.method(), "tools/call" | "prompts/get" | "resources/read") {
+        let body_name = req.name_value().and_then(|v| v.as_str());
+        match (header_value(headers, "mcp-name")?, body_name) {
+            (None, _) => {
+                return Err(McpError::header_mismatch(format!(
+                    "Header mismatch: the Mcp-Name header is required for {}",
+                    req.method()
+                )));
+            }
+            (Some(v), Some(b)) if v == b => {}
+            (Some(v), b) => {
+                return Err(McpError::header_mismatch(format!(
+                    "Header mismatch: Mcp-Name header value '{v}' does not match body value '{}'",
+                    b.unwrap_or("")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let options = &endpoint.options;
+    if !host_allowed(options, &parts.headers) || !origin_allowed(options, &parts.headers) {
+        return plain_status(
+            StatusCode::FORBIDDEN,
+            "Forbidden: this Host or Origin is not allowed (DNS rebinding protection)",
+        );
+    }
+    let caller = match &options.authenticator {
+        None => None,
+        Some(auth) => match auth(&parts) {
+            Ok(c) => c.map(Arc::new),
+            Err(resp) => return resp,
+        },
+    };
+    if !content_type_ok(&parts.headers) {
+        return transport_error(415, "Unsupported Media Type: send the JSON-RPC message as application/json");
+    }
+    let accept = accepts(&parts.headers);
+    if !accept.json && !accept.sse {
+        return transport_error(406, "Not Acceptable: accept application/json and text/event-stream");
+    }
+    let bytes = match axum::body::to_bytes(body, options.body_limit).await {
+        Ok(b) => b,
+        Err(e) => {
+            let too_big = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
+                || e.to_string().contains("length limit");
+            return if too_big {
+                transport_error(
+                    413,
+                    &format!("Payload Too Large: the body exceeds {} bytes", options.body_limit),
+                )
+            } else {
+                transport_error(400, "Bad Request: the body could not be read")
+            };
+        }
+    };
+    let req = match parse_message(&bytes) {
+        Err(r) => return rejection(r),
+        Ok(Incoming::Notification(_)) => {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = StatusCode::ACCEPTED;
+            return resp;
+        }
+        Ok(Incoming::Request(req)) => req,
+    };
+    if let Err(r) = req.check_meta() {
+        return rejection(r);
+    }
+    if let Err(e) = check_headers(&parts.headers, &req) {
+        return rejection(Rejection::new(Some(req.id().clone()), e));
+    }
+    let mut call = endpoint.server.call(req, CallOptions { caller });
+    match call.next_message().await {
+        Some(Outgoing::Response(r)) if accept.json => json_response(r.status, r.body),
+        Some(Outgoing::Response(r)) => sse_response(SseBody::new(Some(r.body), None, endpoint.server.keepalive())),
+        Some(Outgoing::Notification(n)) if accept.sse => {
+            sse_response(SseBody::new(Some(n), Some(call), endpoint.server.keepalive()))
+        }
+        Some(Outgoing::Notification(_)) => {
+            // The client takes JSON only: request-scoped notifications cannot be delivered.
+            let r = call.response().await;
+            json_response(r.status, r.body)
+        }
+        None => transport_error(500, "Internal error: the request produced no response"),
+    }
+}
+
+impl Server {
+    fn keepalive(&self) -> Duration {
+        self.shared.config.keepalive
+    }
+}
+
+fn sse_response(body: SseBody) -> Response {
+    let mut resp = Response::new(Body::from_stream(body));
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+/// The SSE body: the first message, then the rest of the call, with keep-alive comments.
+/// Dropping it (client gone) drops the call, which cancels the handler.
+struct SseBody {
+    first: Option<Bytes>,
+    call: Option<crate::dispatch::Call>,
+    keepalive: tokio::time::Interval,
+}
+
+impl SseBody {
+    fn new(first: Option<Bytes>, call: Option<crate::dispatch::Call>, every: Duration) -> Self {
+        let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        SseBody {
+            first,
+            call,
+            keepalive,
+        }
+    }
+}
+
+fn event(data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 24);
+    out.extend_from_slice(b"event: message\ndata: ");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+impl futures_core::Stream for SseBody {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(first) = this.first.take() {
+            return Poll::Ready(Some(Ok(event(&first))));
+        }
+        let Some(call) = &mut this.call else {
+            return Poll::Ready(None);
+        };
+        match call.poll_next_message(cx) {
+            Poll::Ready(Some(Outgoing::Notification(n))) => Poll::Ready(Some(Ok(event(&n)))),
+            Poll::Ready(Some(Outgoing::Response(r))) => {
+                this.call = None;
+                Poll::Ready(Some(Ok(event(&r.body))))
+            }
+            Poll::Ready(None) => {
+                this.call = None;
+                Poll::Ready(None)
+            }
+            Poll::Pending => match this.keepalive.poll_tick(cx) {
+                Poll::Ready(_) => Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n")))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names() {
+        assert_eq!(host_name("localhost:8000"), "localhost");
+        assert_eq!(host_name("[::1]:8000"), "[::1]");
+        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
+        assert_eq!(host_name("Evil.example.com:80"), "evil.example.com");
+    }
+
+    #[test]
+    fn sentinel() {
+        assert_eq!(decode_sentinel("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(), Some("Hello, 世界"));
+        assert_eq!(decode_sentinel("plain").as_deref(), Some("plain"));
+        assert_eq!(decode_sentinel("=?base64?SGVsbG8?="), None);
+    }
+}

@@ -1,0 +1,4 @@
+//! Transports: Streamable HTTP (axum) and stdio.
+
+pub mod http;
+pub mod stdio;
