@@ -57,9 +57,7 @@ pub fn input_schema<T: schemars::JsonSchema>() -> serde_json::Map<String, serde_
 }
 
 /// Deserializes a tool's (already validated) arguments.
-pub fn parse_arguments<T: serde::de::DeserializeOwned>(
-    call: &ToolCall,
-) -> Result<T, ToolOutcome> {
+pub fn parse_arguments<T: serde::de::DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutcome> {
     call.parse_arguments::<T>().map_err(|e| {
         ToolOutcome::Complete(crate::protocol::CallToolResult::error(format!(
             "Invalid arguments for tool `{}`: {e}",

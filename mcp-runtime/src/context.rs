@@ -159,6 +159,7 @@ pub(crate) struct ContextInner {
     pub(crate) caller: Option<Arc<Caller>>,
     pub(crate) server_info: Arc<Implementation>,
     pub(crate) logging_enabled: bool,
+    pub(crate) input: std::sync::OnceLock<crate::mrtr::InputData>,
 }
 
 /// Everything known about the request being served: its id, metadata, client capabilities,

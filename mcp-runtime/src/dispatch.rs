@@ -3,16 +3,15 @@
 
 use crate::context::{ContextInner, Notifier, RequestContext};
 use crate::protocol::{
-    self as p, CacheScope, CallToolRequestParams, Completion, CompleteRequestParams,
-    CompletionReference, DiscoverResult, ErrorObject, GetPromptRequestParams,
-    InputRequiredResult, LoggingLevel, NotificationMeta, NotificationParams,
-    PaginatedRequestParams, ReadResourceRequestParams, RequestId, RequestMeta,
-    ResourceUpdatedNotificationParams, ResultMeta, ResultType, SubscriptionFilter,
-    SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
-    codes,
+    self as p, CacheScope, CallToolRequestParams, CompleteRequestParams, Completion,
+    CompletionReference, DiscoverResult, ErrorObject, GetPromptRequestParams, InputRequiredResult,
+    LoggingLevel, NotificationMeta, NotificationParams, PaginatedRequestParams,
+    ReadResourceRequestParams, RequestId, RequestMeta, ResourceUpdatedNotificationParams,
+    ResultMeta, ResultType, SubscriptionFilter, SubscriptionsAcknowledgedParams,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult, codes,
 };
 use crate::registry::{
-    CompletionRequest, Input, PromptGet, PromptOutcome, ResourceOutcome, ResourceRead, ToolCall,
+    CompletionRequest, PromptGet, PromptOutcome, ResourceOutcome, ResourceRead, ToolCall,
     ToolOutcome,
 };
 use crate::{Caller, CancellationToken, McpError, Server};
@@ -170,7 +169,9 @@ pub struct Call {
 
 impl std::fmt::Debug for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Call").field("finished", &self.finished).finish_non_exhaustive()
+        f.debug_struct("Call")
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
     }
 }
 
@@ -234,7 +235,10 @@ impl Call {
                 Some(Outgoing::Response(r)) => return r,
                 Some(Outgoing::Notification(_)) => continue,
                 None => {
-                    return Response::error(None, &McpError::internal("the request produced no response"));
+                    return Response::error(
+                        None,
+                        &McpError::internal("the request produced no response"),
+                    );
                 }
             }
         }
@@ -365,8 +369,10 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
                         Err(e) => {
                             return Err(Rejection::new(
                                 Some(id),
-                                McpError::invalid_params(format!("Invalid params: `_meta` is malformed: {e}"))
-                                    .with_http_status(400),
+                                McpError::invalid_params(format!(
+                                    "Invalid params: `_meta` is malformed: {e}"
+                                ))
+                                .with_http_status(400),
                             ));
                         }
                     },
@@ -418,12 +424,12 @@ impl Request {
     pub fn check_meta(&self) -> Result<(), Rejection> {
         let missing = match &self.meta {
             None => Some("`params._meta` is missing"),
-            Some(m) if m.protocol_version.is_none() => Some(
-                "`_meta[\"io.modelcontextprotocol/protocolVersion\"]` is missing",
-            ),
-            Some(m) if m.client_capabilities.is_none() => Some(
-                "`_meta[\"io.modelcontextprotocol/clientCapabilities\"]` is missing",
-            ),
+            Some(m) if m.protocol_version.is_none() => {
+                Some("`_meta[\"io.modelcontextprotocol/protocolVersion\"]` is missing")
+            }
+            Some(m) if m.client_capabilities.is_none() => {
+                Some("`_meta[\"io.modelcontextprotocol/clientCapabilities\"]` is missing")
+            }
             Some(_) => None,
         };
         match missing {
@@ -524,7 +530,9 @@ fn parse_required<T: serde::de::DeserializeOwned>(
     params: &Option<Box<RawValue>>,
 ) -> Result<T, McpError> {
     match params {
-        None => Err(McpError::invalid_params("Invalid params: `params` is missing")),
+        None => Err(McpError::invalid_params(
+            "Invalid params: `params` is missing",
+        )),
         Some(raw) => serde_json::from_str(raw.get())
             .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}"))),
     }
@@ -617,7 +625,10 @@ impl Server {
         let id = req.id.clone();
         let fail = |e: McpError| Call::ready(Response::error(Some(&id), &e));
         let Some(meta) = req.meta else {
-            return fail(McpError::invalid_params("Invalid params: `params._meta` is missing").with_http_status(400));
+            return fail(
+                McpError::invalid_params("Invalid params: `params._meta` is missing")
+                    .with_http_status(400),
+            );
         };
         let requested = meta.protocol_version.as_deref().unwrap_or_default();
         let cfg = &self.shared.config;
@@ -689,6 +700,7 @@ impl Server {
                 caller: options.caller,
                 server_info: cfg.info.clone(),
                 logging_enabled: cfg.logging,
+                input: std::sync::OnceLock::new(),
             }),
         };
         let server = self.clone();
@@ -733,7 +745,10 @@ impl Server {
         let id = cx.request_id().clone();
         match method {
             Method::Discover => Ok(Response::result(&id, &self.discover_result())),
-            Method::ToolsList | Method::ResourcesList | Method::TemplatesList | Method::PromptsList => {
+            Method::ToolsList
+            | Method::ResourcesList
+            | Method::TemplatesList
+            | Method::PromptsList => {
                 let p: PaginatedRequestParams = parse_params(&params)?;
                 self.list_page(method, &id, p.cursor.as_deref())
             }
@@ -770,25 +785,37 @@ impl Server {
         let (kind, keys, jsons, hint): (&str, Vec<&str>, Vec<&RawValue>, _) = match method {
             Method::ToolsList => (
                 "tools",
-                reg.tools.iter().map(|t| t.tool.info.name.as_str()).collect(),
+                reg.tools
+                    .iter()
+                    .map(|t| t.tool.info.name.as_str())
+                    .collect(),
                 reg.tools.iter().map(|t| &*t.json).collect(),
                 cfg.tools_cache,
             ),
             Method::ResourcesList => (
                 "resources",
-                reg.resources.iter().map(|r| r.resource.info.uri.as_str()).collect(),
+                reg.resources
+                    .iter()
+                    .map(|r| r.resource.info.uri.as_str())
+                    .collect(),
                 reg.resources.iter().map(|r| &*r.json).collect(),
                 cfg.resources_cache,
             ),
             Method::TemplatesList => (
                 "templates",
-                reg.templates.iter().map(|t| t.template.info.uri_template.as_str()).collect(),
+                reg.templates
+                    .iter()
+                    .map(|t| t.template.info.uri_template.as_str())
+                    .collect(),
                 reg.templates.iter().map(|t| &*t.json).collect(),
                 cfg.templates_cache,
             ),
             _ => (
                 "prompts",
-                reg.prompts.iter().map(|p| p.prompt.info.name.as_str()).collect(),
+                reg.prompts
+                    .iter()
+                    .map(|p| p.prompt.info.name.as_str())
+                    .collect(),
                 reg.prompts.iter().map(|p| &*p.json).collect(),
                 cfg.prompts_cache,
             ),
@@ -829,6 +856,40 @@ impl Server {
         ))
     }
 
+    /// Decodes `inputResponses` and opens `requestState` (bound to this request) for handlers.
+    fn prepare_input(
+        &self,
+        cx: &RequestContext,
+        method: &str,
+        name: &str,
+        arguments: &Value,
+        responses: Option<Value>,
+        state: Option<String>,
+    ) -> Result<(), McpError> {
+        let responses = match responses {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "Invalid params: `inputResponses` must be an object keyed by the input request keys",
+                ));
+            }
+        };
+        let caller = cx.caller().map(|c| c.subject.as_str());
+        let binding = crate::mrtr::Binding::new(method, name, arguments, caller);
+        let previous = match state {
+            None => None,
+            Some(token) => Some(self.shared.sealer.open(&token, &binding)?),
+        };
+        let _ = cx.inner.input.set(crate::mrtr::InputData {
+            responses,
+            previous,
+            binding,
+            sealer: self.shared.sealer.clone(),
+        });
+        Ok(())
+    }
+
     fn input_required(&self, id: &RequestId, mut r: InputRequiredResult) -> Response {
         r.result_type = ResultType::InputRequired;
         if r.meta.is_none() {
@@ -844,8 +905,15 @@ impl Server {
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
         let reg = self.registry();
-        let Some(entry) = reg.tool_index.get(&params.name).map(|&i| reg.tools[i].clone()) else {
-            return Err(McpError::invalid_params(format!("Unknown tool: {}", params.name)));
+        let Some(entry) = reg
+            .tool_index
+            .get(&params.name)
+            .map(|&i| reg.tools[i].clone())
+        else {
+            return Err(McpError::invalid_params(format!(
+                "Unknown tool: {}",
+                params.name
+            )));
         };
         drop(reg);
         let arguments = match params.arguments {
@@ -867,26 +935,32 @@ impl Server {
             result.meta = self.result_meta();
             return Ok(Response::result(&id, &result));
         }
-        let Value::Object(arguments) = args_value else {
-            unreachable!("checked to be an object above")
-        };
-        let input = Input {
-            responses: params.input_responses,
-            state: None,
+        self.prepare_input(
+            &cx,
+            "tools/call",
+            &params.name,
+            &args_value,
+            params.input_responses,
+            params.request_state,
+        )?;
+        let arguments = match args_value {
+            Value::Object(m) => m,
+            _ => Map::new(),
         };
         let call = ToolCall {
             name: params.name.clone(),
             arguments,
             context: cx,
-            input,
         };
-        let outcome = catch_panic((entry.handler)(call)).await.unwrap_or_else(|msg| {
-            tracing::error!(tool = %params.name, panic = %msg, "tool handler panicked");
-            Ok(ToolOutcome::Complete(p::CallToolResult::error(format!(
-                "Tool `{}` failed unexpectedly (the handler panicked).",
-                params.name
-            ))))
-        })?;
+        let outcome = catch_panic((entry.handler)(call))
+            .await
+            .unwrap_or_else(|msg| {
+                tracing::error!(tool = %params.name, panic = %msg, "tool handler panicked");
+                Ok(ToolOutcome::Complete(p::CallToolResult::error(format!(
+                    "Tool `{}` failed unexpectedly (the handler panicked).",
+                    params.name
+                ))))
+            })?;
         Ok(match outcome {
             ToolOutcome::Complete(mut result) => {
                 result.result_type = ResultType::Complete;
@@ -924,18 +998,24 @@ impl Server {
         };
         drop(reg);
         let hint = hint.unwrap_or(self.shared.config.read_cache);
+        self.prepare_input(
+            &cx,
+            "resources/read",
+            &uri,
+            &Value::Null,
+            params.input_responses,
+            params.request_state,
+        )?;
         let read = ResourceRead {
             uri: uri.clone(),
             variables,
             context: cx,
-            input: Input {
-                responses: params.input_responses,
-                state: None,
-            },
         };
         let outcome = catch_panic(handler(read)).await.unwrap_or_else(|msg| {
             tracing::error!(uri = %uri, panic = %msg, "resource handler panicked");
-            Err(McpError::internal(format!("Reading {uri} failed unexpectedly.")))
+            Err(McpError::internal(format!(
+                "Reading {uri} failed unexpectedly."
+            )))
         })?;
         Ok(match outcome {
             ResourceOutcome::Complete(contents) => Response::result(
@@ -959,8 +1039,15 @@ impl Server {
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
         let reg = self.registry();
-        let Some(entry) = reg.prompt_index.get(&params.name).map(|&i| reg.prompts[i].clone()) else {
-            return Err(McpError::invalid_params(format!("Unknown prompt: {}", params.name)));
+        let Some(entry) = reg
+            .prompt_index
+            .get(&params.name)
+            .map(|&i| reg.prompts[i].clone())
+        else {
+            return Err(McpError::invalid_params(format!(
+                "Unknown prompt: {}",
+                params.name
+            )));
         };
         drop(reg);
         let mut arguments = BTreeMap::new();
@@ -989,22 +1076,36 @@ impl Server {
                 "Invalid params: prompt `{}` requires the argument{} {}",
                 params.name,
                 if missing.len() > 1 { "s" } else { "" },
-                missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                missing
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
+        let bound = serde_json::to_value(&arguments).unwrap_or(Value::Null);
+        self.prepare_input(
+            &cx,
+            "prompts/get",
+            &params.name,
+            &bound,
+            params.input_responses,
+            params.request_state,
+        )?;
         let get = PromptGet {
             name: params.name.clone(),
             arguments,
             context: cx,
-            input: Input {
-                responses: params.input_responses,
-                state: None,
-            },
         };
-        let outcome = catch_panic((entry.handler)(get)).await.unwrap_or_else(|msg| {
-            tracing::error!(prompt = %params.name, panic = %msg, "prompt handler panicked");
-            Err(McpError::internal(format!("Prompt `{}` failed unexpectedly.", params.name)))
-        })?;
+        let outcome = catch_panic((entry.handler)(get))
+            .await
+            .unwrap_or_else(|msg| {
+                tracing::error!(prompt = %params.name, panic = %msg, "prompt handler panicked");
+                Err(McpError::internal(format!(
+                    "Prompt `{}` failed unexpectedly.",
+                    params.name
+                )))
+            })?;
         Ok(match outcome {
             PromptOutcome::Complete(mut result) => {
                 result.result_type = ResultType::Complete;
@@ -1046,7 +1147,11 @@ impl Server {
                 prompt.completers.get(&params.argument.name).cloned()
             }
             CompletionReference::Resource { uri } => {
-                let Some(t) = reg.templates.iter().find(|t| t.template.info.uri_template == *uri) else {
+                let Some(t) = reg
+                    .templates
+                    .iter()
+                    .find(|t| t.template.info.uri_template == *uri)
+                else {
                     return Err(McpError::invalid_params(format!(
                         "Invalid params: no resource template `{uri}`"
                     )));
@@ -1078,7 +1183,9 @@ impl Server {
             }
         };
         if completion.values.len() > 100 {
-            completion.total.get_or_insert(completion.values.len() as u64);
+            completion
+                .total
+                .get_or_insert(completion.values.len() as u64);
             completion.values.truncate(100);
             completion.has_more = Some(true);
         }

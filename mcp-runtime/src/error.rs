@@ -77,7 +77,8 @@ impl McpError {
 
     /// `-32602` Resource not found, with `data.uri`.
     pub fn resource_not_found(uri: &str) -> Self {
-        McpError::invalid_params(format!("Resource not found: {uri}")).with_data(json!({"uri": uri}))
+        McpError::invalid_params(format!("Resource not found: {uri}"))
+            .with_data(json!({"uri": uri}))
     }
 
     /// `-32021`: the request needs client capabilities it did not declare.
@@ -184,7 +185,8 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fn at(loc: &Option<SourceLocation>) -> String {
-            loc.map(|l| format!(" (declared at {l})")).unwrap_or_default()
+            loc.map(|l| format!(" (declared at {l})"))
+                .unwrap_or_default()
         }
         match self {
             BuildError::Duplicate {

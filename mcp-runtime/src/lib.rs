@@ -9,6 +9,7 @@ mod dispatch;
 mod error;
 pub mod mrtr;
 mod registry;
+mod run;
 mod server;
 mod transport;
 mod uri_template;
@@ -17,7 +18,7 @@ mod uri_template;
 pub mod __private;
 
 pub use context::{
-    CancellationToken, Caller, FromContext, Logger, Progress, RequestContext, State,
+    Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State,
 };
 pub use dispatch::{
     Call, CallOptions, Change, Incoming, Notification, Outgoing, Rejection, Request, Response,
@@ -25,13 +26,15 @@ pub use dispatch::{
 };
 pub use error::{BuildError, McpError, SourceLocation};
 pub use mcp_macros::{prompt, resource, tool};
+pub use mrtr::{Ask, ElicitForm, Elicitation, FormField, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    BoxFuture, Completer, CompletionRequest, Input, IntoPromptResult, IntoResourceResult,
-    IntoToolResult, Json, Prompt, PromptGet, PromptOutcome, Resource, ResourceOutcome,
-    ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall, ToolOutcome,
+    BoxFuture, Completer, CompletionRequest, IntoPromptResult, IntoResourceResult, IntoToolResult,
+    Json, NoArguments, Prompt, PromptGet, PromptOutcome, Resource, ResourceOutcome, ResourceRead,
+    ResourceTemplate, Structured, Text, Tool, ToolCall, ToolOutcome,
 };
+pub use run::RunMode;
 pub use server::{
-    CacheHint, CacheTarget, IntoPrimitive, Primitive, Server, ServerBuilder,
+    CacheHint, CacheTarget, IntoPrimitive, Primitive, PrimitiveKind, Server, ServerBuilder,
 };
 pub use transport::http::{Authenticator, HttpOptions};
 pub use transport::stdio::MAX_LINE;

@@ -41,23 +41,29 @@ fn clean(value: &mut Value) {
         Value::Object(map) => {
             let numeric = match map.get("type") {
                 Some(Value::String(t)) => t == "integer" || t == "number",
-                Some(Value::Array(ts)) => ts
-                    .iter()
-                    .any(|t| t == "integer" || t == "number"),
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer" || t == "number"),
                 _ => false,
             };
             if numeric
-                && map
-                    .get("format")
-                    .and_then(Value::as_str)
-                    .is_some_and(|f| {
-                        matches!(
-                            f,
-                            "int8" | "int16" | "int32" | "int64" | "int128" | "uint" | "uint8"
-                                | "uint16" | "uint32" | "uint64" | "uint128" | "int" | "float"
-                                | "double"
-                        )
-                    })
+                && map.get("format").and_then(Value::as_str).is_some_and(|f| {
+                    matches!(
+                        f,
+                        "int8"
+                            | "int16"
+                            | "int32"
+                            | "int64"
+                            | "int128"
+                            | "uint"
+                            | "uint8"
+                            | "uint16"
+                            | "uint32"
+                            | "uint64"
+                            | "uint128"
+                            | "int"
+                            | "float"
+                            | "double"
+                    )
+                })
             {
                 map.remove("format");
             }

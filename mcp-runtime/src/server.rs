@@ -76,7 +76,10 @@ pub(crate) struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            info: Arc::new(Implementation::new("mcp-runtime-server", env!("CARGO_PKG_VERSION"))),
+            info: Arc::new(Implementation::new(
+                "mcp-runtime-server",
+                env!("CARGO_PKG_VERSION"),
+            )),
             instructions: None,
             supported_versions: vec![LATEST_PROTOCOL_VERSION.to_owned()],
             discover_cache: CacheHint::new(3_600_000, CacheScope::Public),
@@ -105,6 +108,7 @@ pub(crate) struct Shared {
     pub(crate) state: Arc<StateMap>,
     pub(crate) changes: tokio::sync::broadcast::Sender<crate::dispatch::Change>,
     pub(crate) shutdown: crate::CancellationToken,
+    pub(crate) sealer: Arc<crate::mrtr::Sealer>,
 }
 
 /// An MCP server: what is registered plus configuration. Cheap to clone; every clone serves the
@@ -147,8 +151,14 @@ impl Server {
     pub fn from_inventory() -> ServerBuilder {
         let mut builder = ServerBuilder::default();
         let mut all: Vec<&crate::__private::Registration> =
-            inventory::iter::<crate::__private::Registration>.into_iter().collect();
-        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()).then(a.location.line.cmp(&b.location.line)));
+            inventory::iter::<crate::__private::Registration>
+                .into_iter()
+                .collect();
+        all.sort_by(|a, b| {
+            a.sort_key()
+                .cmp(&b.sort_key())
+                .then(a.location.line.cmp(&b.location.line))
+        });
         for reg in all {
             builder = builder.add((reg.build)().with_source(reg.location));
         }
@@ -281,6 +291,8 @@ pub struct ServerBuilder {
     config: Config,
     items: Items,
     state: StateMap,
+    keys: Option<crate::mrtr::KeyRing>,
+    state_ttl: Option<Duration>,
 }
 
 impl ServerBuilder {
@@ -374,6 +386,18 @@ impl ServerBuilder {
         self.state.insert(value);
         self
     }
+    /// The keys sealing `requestState` (the first seals, all open). Instances behind one load
+    /// balancer must share them. Without this, the `MCP_STATE_KEY` environment variable is read;
+    /// without that, a random key is generated and a warning is logged.
+    pub fn state_keys(mut self, keys: crate::mrtr::KeyRing) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+    /// Lifetime of a `requestState` (default 5 minutes).
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = Some(ttl);
+        self
+    }
     /// Registers any primitive.
     pub fn add(mut self, item: impl IntoPrimitive) -> Self {
         match item.into_primitive() {
@@ -404,6 +428,34 @@ impl ServerBuilder {
     /// Validates everything and builds the server. Every problem is reported, none panics.
     pub fn build(self) -> Result<Server, BuildError> {
         let registry = Registry::build(&self.items)?;
+        let ring = match self.keys {
+            Some(ring) => ring,
+            None => match std::env::var("MCP_STATE_KEY") {
+                Ok(value) => crate::mrtr::KeyRing::from_env_value(&value).map_err(|reason| {
+                    BuildError::Invalid {
+                        kind: "setting",
+                        name: "MCP_STATE_KEY".into(),
+                        reason,
+                        location: None,
+                    }
+                })?,
+                Err(_) => {
+                    const MSG: &str = "no requestState key configured (MCP_STATE_KEY or ServerBuilder::state_keys): \
+                         generated a random one, so multi-round requests only resume on this instance";
+                    if tracing::dispatcher::has_been_set() {
+                        tracing::warn!("{MSG}");
+                    } else {
+                        // No log subscriber installed: stderr is the log (never stdout).
+                        eprintln!("warning: {MSG}");
+                    }
+                    crate::mrtr::KeyRing::random()
+                }
+            },
+        };
+        let sealer = Arc::new(crate::mrtr::Sealer {
+            ring,
+            ttl: self.state_ttl.unwrap_or(crate::mrtr::DEFAULT_STATE_TTL),
+        });
         let (changes, _) = tokio::sync::broadcast::channel(1024);
         Ok(Server {
             shared: Arc::new(Shared {
@@ -413,7 +465,144 @@ impl ServerBuilder {
                 state: Arc::new(self.state),
                 changes,
                 shutdown: crate::CancellationToken::new(),
+                sealer,
             }),
         })
+    }
+}
+
+/// The kind of a registered primitive, for run-time changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PrimitiveKind {
+    /// A tool (keyed by name).
+    Tool,
+    /// A fixed resource (keyed by URI).
+    Resource,
+    /// A resource template (keyed by its template).
+    ResourceTemplate,
+    /// A prompt (keyed by name).
+    Prompt,
+}
+
+impl PrimitiveKind {
+    fn change(self) -> crate::dispatch::Change {
+        match self {
+            PrimitiveKind::Tool => crate::dispatch::Change::ToolsListChanged,
+            PrimitiveKind::Prompt => crate::dispatch::Change::PromptsListChanged,
+            PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => {
+                crate::dispatch::Change::ResourcesListChanged
+            }
+        }
+    }
+}
+
+/// Run-time changes. Every change rebuilds the registry snapshot (requests in flight keep the
+/// one they started with) and tells open `subscriptions/listen` streams that opted in.
+impl Server {
+    fn change_items(
+        &self,
+        kind: PrimitiveKind,
+        f: impl FnOnce(&mut Items) -> bool,
+    ) -> Result<bool, BuildError> {
+        let mut items = match self.shared.items.write() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let mut next = items.clone();
+        if !f(&mut next) {
+            return Ok(false);
+        }
+        let registry = Registry::build(&next)?;
+        *items = next;
+        match self.shared.registry.write() {
+            Ok(mut r) => *r = Arc::new(registry),
+            Err(p) => *p.into_inner() = Arc::new(registry),
+        }
+        drop(items);
+        self.notify(kind.change());
+        Ok(true)
+    }
+
+    /// Adds a primitive while serving. Fails (and changes nothing) if it is invalid or its name
+    /// is taken.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use mcp_runtime::{Server, Tool};
+    /// let server = Server::builder().build().unwrap();
+    /// server.add(Tool::new("late").handler(|_: mcp_runtime::NoArguments, _| async { "hi" })).unwrap();
+    /// assert!(server.capabilities().tools.is_some());
+    /// # }
+    /// ```
+    pub fn add(&self, item: impl IntoPrimitive) -> Result<(), BuildError> {
+        let item = item.into_primitive();
+        let kind = match &item {
+            Primitive::Tool(_) => PrimitiveKind::Tool,
+            Primitive::Resource(_) => PrimitiveKind::Resource,
+            Primitive::ResourceTemplate(_) => PrimitiveKind::ResourceTemplate,
+            Primitive::Prompt(_) => PrimitiveKind::Prompt,
+        };
+        self.change_items(kind, move |items| {
+            match item {
+                Primitive::Tool(t) => items.tools.push(t),
+                Primitive::Resource(r) => items.resources.push(r),
+                Primitive::ResourceTemplate(t) => items.templates.push(t),
+                Primitive::Prompt(p) => items.prompts.push(p),
+            }
+            true
+        })
+        .map(|_| ())
+    }
+
+    /// Removes a primitive; returns whether it existed.
+    pub fn remove(&self, kind: PrimitiveKind, key: &str) -> bool {
+        self.change_items(kind, |items| {
+            let before = items.len();
+            match kind {
+                PrimitiveKind::Tool => items.tools.retain(|t| t.info.name != key),
+                PrimitiveKind::Resource => items.resources.retain(|r| r.info.uri != key),
+                PrimitiveKind::ResourceTemplate => {
+                    items.templates.retain(|t| t.info.uri_template != key)
+                }
+                PrimitiveKind::Prompt => items.prompts.retain(|p| p.info.name != key),
+            }
+            items.disabled.retain(|(k, n)| !(*k == kind && n == key));
+            items.len() != before
+        })
+        .unwrap_or(false)
+    }
+
+    /// Hides (`false`) or shows again (`true`) a primitive without removing it; returns whether
+    /// anything changed. A disabled tool is absent from `tools/list` and unknown to `tools/call`.
+    pub fn set_enabled(&self, kind: PrimitiveKind, key: &str, enabled: bool) -> bool {
+        self.change_items(kind, |items| {
+            if !items.contains(kind, key) {
+                return false;
+            }
+            let entry = (kind, key.to_owned());
+            if enabled {
+                let before = items.disabled.len();
+                items.disabled.retain(|e| *e != entry);
+                items.disabled.len() != before
+            } else if items.disabled.contains(&entry) {
+                false
+            } else {
+                items.disabled.push(entry);
+                true
+            }
+        })
+        .unwrap_or(false)
+    }
+
+    /// Tells listen streams subscribed to `uri` (or a parent of it) that its contents changed.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.notify(crate::dispatch::Change::ResourceUpdated(uri.into()));
+    }
+
+    /// Publishes a change to every open listen stream of this server.
+    pub fn notify(&self, change: crate::dispatch::Change) {
+        // No receivers (no open listen stream) is not an error.
+        let _ = self.shared.changes.send(change);
     }
 }

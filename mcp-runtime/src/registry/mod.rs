@@ -15,8 +15,8 @@ use crate::error::{BuildError, SourceLocation};
 use crate::protocol::Completion;
 use crate::schema::ArgumentValidator;
 use crate::{McpError, UriTemplate};
-use serde_json::value::RawValue;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;
@@ -24,17 +24,6 @@ use std::sync::Arc;
 
 /// A boxed, `Send` future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// The client input of one MRTR round: the answers (`inputResponses`) and the echoed
-/// `requestState`, as sent. Typed access is provided by the MRTR layer.
-#[derive(Debug, Default, Clone)]
-#[non_exhaustive]
-pub struct Input {
-    /// `inputResponses` as sent (an object when present).
-    pub responses: Option<Value>,
-    /// The opened `requestState` payload, if the request carried a valid one.
-    pub state: Option<crate::mrtr::OpenedState>,
-}
 
 /// A completion request for one argument or template variable.
 #[derive(Debug)]
@@ -142,6 +131,26 @@ pub(crate) struct Items {
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
     pub(crate) prompts: Vec<Prompt>,
+    /// Registered but hidden.
+    pub(crate) disabled: Vec<(crate::server::PrimitiveKind, String)>,
+}
+
+impl Items {
+    pub(crate) fn len(&self) -> usize {
+        self.tools.len() + self.resources.len() + self.templates.len() + self.prompts.len()
+    }
+    pub(crate) fn contains(&self, kind: crate::server::PrimitiveKind, key: &str) -> bool {
+        use crate::server::PrimitiveKind as K;
+        match kind {
+            K::Tool => self.tools.iter().any(|t| t.info.name == key),
+            K::Resource => self.resources.iter().any(|r| r.info.uri == key),
+            K::ResourceTemplate => self.templates.iter().any(|t| t.info.uri_template == key),
+            K::Prompt => self.prompts.iter().any(|p| p.info.name == key),
+        }
+    }
+    fn enabled(&self, kind: crate::server::PrimitiveKind, key: &str) -> bool {
+        !self.disabled.iter().any(|(k, n)| *k == kind && n == key)
+    }
 }
 
 /// Tool names: 1–64 characters of `[A-Za-z0-9_.-]` (the spec allows 128; clients and the
@@ -190,7 +199,10 @@ impl Registry {
         let mut errors = Vec::new();
         let mut reg = Registry::default();
         let mut seen: HashMap<(&'static str, String), Option<SourceLocation>> = HashMap::new();
-        let mut dup = |kind: &'static str, key: &str, loc: Option<SourceLocation>, errors: &mut Vec<BuildError>| {
+        let mut dup = |kind: &'static str,
+                       key: &str,
+                       loc: Option<SourceLocation>,
+                       errors: &mut Vec<BuildError>| {
             match seen.get(&(kind, key.to_owned())) {
                 Some(first) => {
                     errors.push(BuildError::Duplicate {
@@ -207,12 +219,13 @@ impl Registry {
                 }
             }
         };
-        let invalid = |kind: &'static str, name: &str, reason: String, location| BuildError::Invalid {
-            kind,
-            name: name.to_owned(),
-            reason,
-            location,
-        };
+        let invalid =
+            |kind: &'static str, name: &str, reason: String, location| BuildError::Invalid {
+                kind,
+                name: name.to_owned(),
+                reason,
+                location,
+            };
 
         for tool in &items.tools {
             let name = tool.info.name.as_str();
@@ -235,14 +248,27 @@ impl Registry {
             let validator = match ArgumentValidator::compile(&tool.info.input_schema) {
                 Ok(v) => v,
                 Err(e) => {
-                    errors.push(invalid("tool", name, format!("its inputSchema is not a valid JSON Schema: {e}"), tool.source));
+                    errors.push(invalid(
+                        "tool",
+                        name,
+                        format!("its inputSchema is not a valid JSON Schema: {e}"),
+                        tool.source,
+                    ));
                     continue;
                 }
             };
             let Some(handler) = tool.handler.clone() else {
-                errors.push(invalid("tool", name, "it has no handler".into(), tool.source));
+                errors.push(invalid(
+                    "tool",
+                    name,
+                    "it has no handler".into(),
+                    tool.source,
+                ));
                 continue;
             };
+            if !items.enabled(crate::server::PrimitiveKind::Tool, name) {
+                continue;
+            }
             reg.tool_index.insert(name.to_owned(), reg.tools.len());
             reg.tools.push(Arc::new(ToolEntry {
                 json: raw(&tool.info),
@@ -255,21 +281,40 @@ impl Registry {
         for res in &items.resources {
             let uri = res.info.uri.as_str();
             if !has_scheme(uri) {
-                errors.push(invalid("resource", uri, "a resource URI must start with a scheme, like `config://service`".into(), res.source));
+                errors.push(invalid(
+                    "resource",
+                    uri,
+                    "a resource URI must start with a scheme, like `config://service`".into(),
+                    res.source,
+                ));
                 continue;
             }
             if res.info.name.is_empty() {
-                errors.push(invalid("resource", uri, "its name is empty".into(), res.source));
+                errors.push(invalid(
+                    "resource",
+                    uri,
+                    "its name is empty".into(),
+                    res.source,
+                ));
                 continue;
             }
             if dup("resource", uri, res.source, &mut errors) {
                 continue;
             }
             let Some(handler) = res.handler.clone() else {
-                errors.push(invalid("resource", uri, "it has no handler".into(), res.source));
+                errors.push(invalid(
+                    "resource",
+                    uri,
+                    "it has no handler".into(),
+                    res.source,
+                ));
                 continue;
             };
-            reg.resource_index.insert(uri.to_owned(), reg.resources.len());
+            if !items.enabled(crate::server::PrimitiveKind::Resource, uri) {
+                continue;
+            }
+            reg.resource_index
+                .insert(uri.to_owned(), reg.resources.len());
             reg.resources.push(Arc::new(ResourceEntry {
                 json: raw(&res.info),
                 resource: res.clone(),
@@ -287,7 +332,12 @@ impl Registry {
                 }
             };
             if !has_scheme(text) {
-                errors.push(invalid("resource template", text, "a URI template must start with a scheme, like `files://{path}`".into(), t.source));
+                errors.push(invalid(
+                    "resource template",
+                    text,
+                    "a URI template must start with a scheme, like `files://{path}`".into(),
+                    t.source,
+                ));
                 continue;
             }
             if dup("resource template", text, t.source, &mut errors) {
@@ -299,9 +349,17 @@ impl Registry {
                 }
             }
             let Some(handler) = t.handler.clone() else {
-                errors.push(invalid("resource template", text, "it has no handler".into(), t.source));
+                errors.push(invalid(
+                    "resource template",
+                    text,
+                    "it has no handler".into(),
+                    t.source,
+                ));
                 continue;
             };
+            if !items.enabled(crate::server::PrimitiveKind::ResourceTemplate, text) {
+                continue;
+            }
             reg.templates.push(Arc::new(TemplateEntry {
                 json: raw(&t.info),
                 template: t.clone(),
@@ -313,7 +371,12 @@ impl Registry {
         for p in &items.prompts {
             let name = p.info.name.as_str();
             if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
-                errors.push(invalid("prompt", name, "a prompt name must be non-empty, without spaces or control characters".into(), p.source));
+                errors.push(invalid(
+                    "prompt",
+                    name,
+                    "a prompt name must be non-empty, without spaces or control characters".into(),
+                    p.source,
+                ));
                 continue;
             }
             if dup("prompt", name, p.source, &mut errors) {
@@ -326,9 +389,17 @@ impl Registry {
                 }
             }
             let Some(handler) = p.handler.clone() else {
-                errors.push(invalid("prompt", name, "it has no handler".into(), p.source));
+                errors.push(invalid(
+                    "prompt",
+                    name,
+                    "it has no handler".into(),
+                    p.source,
+                ));
                 continue;
             };
+            if !items.enabled(crate::server::PrimitiveKind::Prompt, name) {
+                continue;
+            }
             reg.prompt_index.insert(name.to_owned(), reg.prompts.len());
             reg.prompts.push(Arc::new(PromptEntry {
                 json: raw(&p.info),
@@ -351,6 +422,9 @@ impl Registry {
 
     pub(crate) fn has_completions(&self) -> bool {
         self.prompts.iter().any(|p| !p.prompt.completers.is_empty())
-            || self.templates.iter().any(|t| !t.template.completers.is_empty())
+            || self
+                .templates
+                .iter()
+                .any(|t| !t.template.completers.is_empty())
     }
 }

@@ -81,8 +81,25 @@ macro_rules! display_results {
     )*};
 }
 display_results!(
-    String, &str, Cow<'_, str>, bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64,
-    u128, usize, f32, f64
+    String,
+    &str,
+    Cow<'_, str>,
+    bool,
+    char,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64
 );
 
 /// Wraps any `Display` value as one text block.
@@ -237,7 +254,11 @@ impl<T: IntoToolResult> IntoToolResult for Result<T, McpError> {
 )]
 pub trait IntoResourceResult {
     /// Converts the value, given the URI that was read and the declared MIME type.
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ResourceOutcome, McpError>;
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError>;
 }
 
 fn with_mime(c: ResourceContents, mime: Option<&str>) -> ResourceContents {
@@ -248,7 +269,11 @@ fn with_mime(c: ResourceContents, mime: Option<&str>) -> ResourceContents {
 }
 
 impl IntoResourceResult for String {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         Ok(ResourceOutcome::Complete(vec![with_mime(
             ResourceContents::text(uri, self),
             mime,
@@ -257,13 +282,21 @@ impl IntoResourceResult for String {
 }
 
 impl IntoResourceResult for &str {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         self.to_owned().into_resource_result(uri, mime)
     }
 }
 
 impl IntoResourceResult for Vec<u8> {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         Ok(ResourceOutcome::Complete(vec![with_mime(
             ResourceContents::blob(uri, &self),
             mime,
@@ -272,25 +305,41 @@ impl IntoResourceResult for Vec<u8> {
 }
 
 impl IntoResourceResult for ResourceContents {
-    fn into_resource_result(self, _uri: &str, mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        _uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         Ok(ResourceOutcome::Complete(vec![with_mime(self, mime)]))
     }
 }
 
 impl IntoResourceResult for Vec<ResourceContents> {
-    fn into_resource_result(self, _uri: &str, _mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        _uri: &str,
+        _mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         Ok(ResourceOutcome::Complete(self))
     }
 }
 
 impl IntoResourceResult for ResourceOutcome {
-    fn into_resource_result(self, _uri: &str, _mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        _uri: &str,
+        _mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         Ok(self)
     }
 }
 
 impl<T: IntoResourceResult, E: Display> IntoResourceResult for Result<T, E> {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         match self {
             Ok(v) => v.into_resource_result(uri, mime),
             Err(e) => Err(McpError::internal(format!("reading {uri} failed: {e}"))),
@@ -299,7 +348,11 @@ impl<T: IntoResourceResult, E: Display> IntoResourceResult for Result<T, E> {
 }
 
 impl<T: IntoResourceResult> IntoResourceResult for Result<T, McpError> {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ResourceOutcome, McpError> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ResourceOutcome, McpError> {
         self.and_then(|v| v.into_resource_result(uri, mime))
     }
 }

@@ -1,11 +1,11 @@
 //! Prompt definitions.
 
-use super::{BoxFuture, Completer, Input, PromptOutcome};
+use super::{BoxFuture, Completer, PromptOutcome};
+use crate::McpError;
 use crate::context::RequestContext;
 use crate::error::SourceLocation;
 use crate::protocol::{Icon, PromptArgument, PromptInfo};
 use crate::registry::output::IntoPromptResult;
-use crate::McpError;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
@@ -18,10 +18,8 @@ pub struct PromptGet {
     pub name: String,
     /// The string arguments (required ones are guaranteed present).
     pub arguments: BTreeMap<String, String>,
-    /// The request context.
+    /// The request context (client input of MRTR rounds is reached through it).
     pub context: RequestContext,
-    /// MRTR input for this round.
-    pub input: Input,
 }
 
 pub(crate) type PromptFn =
@@ -46,7 +44,9 @@ pub struct Prompt {
 
 impl std::fmt::Debug for Prompt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Prompt").field("info", &self.info).finish_non_exhaustive()
+        f.debug_struct("Prompt")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -95,7 +95,11 @@ impl Prompt {
         self.info
             .arguments
             .get_or_insert_with(Vec::new)
-            .push(PromptArgument::new(name, description.map(str::to_owned), required));
+            .push(PromptArgument::new(
+                name,
+                description.map(str::to_owned),
+                required,
+            ));
         self
     }
     /// Records where it was declared.

@@ -1,9 +1,11 @@
 //! Resource and resource template definitions.
 
-use super::{BoxFuture, Completer, Input, ResourceOutcome};
+use super::{BoxFuture, Completer, ResourceOutcome};
 use crate::context::RequestContext;
 use crate::error::SourceLocation;
-use crate::protocol::{CacheScope, Icon, Resource as ResourceInfo, ResourceTemplate as TemplateInfo};
+use crate::protocol::{
+    CacheScope, Icon, Resource as ResourceInfo, ResourceTemplate as TemplateInfo,
+};
 use crate::registry::output::IntoResourceResult;
 use crate::{CacheHint, McpError};
 use std::collections::HashMap;
@@ -18,10 +20,8 @@ pub struct ResourceRead {
     pub uri: String,
     /// Template variables (empty for fixed resources).
     pub variables: HashMap<String, String>,
-    /// The request context.
+    /// The request context (client input of MRTR rounds is reached through it).
     pub context: RequestContext,
-    /// MRTR input for this round.
-    pub input: Input,
 }
 
 pub(crate) type ResourceFn =
@@ -96,7 +96,9 @@ pub struct Resource {
 
 impl std::fmt::Debug for Resource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Resource").field("info", &self.info).finish_non_exhaustive()
+        f.debug_struct("Resource")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -156,7 +158,9 @@ pub struct ResourceTemplate {
 
 impl std::fmt::Debug for ResourceTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResourceTemplate").field("info", &self.info).finish_non_exhaustive()
+        f.debug_struct("ResourceTemplate")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
     }
 }
 

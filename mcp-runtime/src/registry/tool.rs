@@ -1,6 +1,6 @@
 //! Tool definitions.
 
-use super::{BoxFuture, Input, ToolOutcome};
+use super::{BoxFuture, ToolOutcome};
 use crate::context::RequestContext;
 use crate::error::SourceLocation;
 use crate::protocol::{Icon, ToolAnnotations, ToolInfo};
@@ -19,10 +19,8 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments object (already validated against `inputSchema`).
     pub arguments: Map<String, Value>,
-    /// The request context.
+    /// The request context (client input of MRTR rounds is reached through it).
     pub context: RequestContext,
-    /// MRTR input for this round.
-    pub input: Input,
 }
 
 impl ToolCall {
@@ -34,7 +32,8 @@ impl ToolCall {
     }
 }
 
-pub(crate) type ToolFnAlias = dyn Fn(ToolCall) -> BoxFuture<'static, Result<ToolOutcome, McpError>> + Send + Sync;
+pub(crate) type ToolFnAlias =
+    dyn Fn(ToolCall) -> BoxFuture<'static, Result<ToolOutcome, McpError>> + Send + Sync;
 
 /// A tool: its listing and its handler.
 ///
@@ -58,7 +57,9 @@ pub struct Tool {
 
 impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tool").field("info", &self.info).finish_non_exhaustive()
+        f.debug_struct("Tool")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -155,10 +156,14 @@ impl Tool {
             Box::pin(async move {
                 let args: A = match call.parse_arguments() {
                     Ok(a) => a,
-                    Err(e) => return Ok(ToolOutcome::Complete(crate::protocol::CallToolResult::error(format!(
-                        "Invalid arguments for tool `{}`: {e}",
-                        call.name
-                    )))),
+                    Err(e) => {
+                        return Ok(ToolOutcome::Complete(
+                            crate::protocol::CallToolResult::error(format!(
+                                "Invalid arguments for tool `{}`: {e}",
+                                call.name
+                            )),
+                        ));
+                    }
                 };
                 f(args, call.context).await.into_tool_result()
             })
@@ -174,5 +179,25 @@ impl Tool {
     {
         self.handler = Some(Arc::new(move |call| Box::pin(f(call))));
         self
+    }
+}
+
+/// The arguments of a tool that takes none: `inputSchema` is
+/// `{"type": "object", "additionalProperties": false}`.
+///
+/// ```
+/// use mcp_runtime::{NoArguments, Tool};
+/// let t = Tool::new("now").handler(|_: NoArguments, _cx| async { "12:00" });
+/// ```
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoArguments {}
+
+impl schemars::JsonSchema for NoArguments {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoArguments".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "object", "additionalProperties": false})
     }
 }

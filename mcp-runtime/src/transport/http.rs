@@ -108,6 +108,10 @@ impl HttpOptions {
         self.body_limit = bytes;
         self
     }
+    /// The endpoint path.
+    pub fn endpoint_path(&self) -> &str {
+        &self.path
+    }
     /// Authenticates every request before it is parsed.
     pub fn authenticate<F>(mut self, f: F) -> Self
     where
@@ -208,7 +212,8 @@ fn rejection(r: Rejection) -> Response {
 }
 
 fn transport_error(status: u16, message: &str) -> Response {
-    let e = McpError::new(crate::protocol::codes::INVALID_REQUEST, message).with_http_status(status);
+    let e =
+        McpError::new(crate::protocol::codes::INVALID_REQUEST, message).with_http_status(status);
     rejection(Rejection::new(None, e))
 }
 
@@ -234,7 +239,9 @@ fn host_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
         // HTTP/1.1 requires Host; without one there is nothing to rebind.
         return true;
     };
-    let Ok(host) = host.to_str() else { return false };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
     let name = host_name(host);
     LOOPBACK.contains(&name.as_str()) || options.hosts.iter().any(|h| *h == name || *h == host)
 }
@@ -331,13 +338,11 @@ fn header_value(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpEr
             "Header mismatch: `{name}` contains control characters"
         )));
     }
-    decode_sentinel(text)
-        .map(Some)
-        .ok_or_else(|| {
-            McpError::header_mismatch(format!(
-                "Header mismatch: `{name}` has an invalid =?base64?…?= value"
-            ))
-        })
+    decode_sentinel(text).map(Some).ok_or_else(|| {
+        McpError::header_mismatch(format!(
+            "Header mismatch: `{name}` has an invalid =?base64?…?= value"
+        ))
+    })
 }
 
 /// Decodes `=?base64?…?=` values; other values are returned as they are.
@@ -386,7 +391,10 @@ fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<
         }
         Some(_) => {}
     }
-    if matches!(req.method(), "tools/call" | "prompts/get" | "resources/read") {
+    if matches!(
+        req.method(),
+        "tools/call" | "prompts/get" | "resources/read"
+    ) {
         let body_name = req.name_value().and_then(|v| v.as_str());
         match (header_value(headers, "mcp-name")?, body_name) {
             (None, _) => {
@@ -424,11 +432,17 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         },
     };
     if !content_type_ok(&parts.headers) {
-        return transport_error(415, "Unsupported Media Type: send the JSON-RPC message as application/json");
+        return transport_error(
+            415,
+            "Unsupported Media Type: send the JSON-RPC message as application/json",
+        );
     }
     let accept = accepts(&parts.headers);
     if !accept.json && !accept.sse {
-        return transport_error(406, "Not Acceptable: accept application/json and text/event-stream");
+        return transport_error(
+            406,
+            "Not Acceptable: accept application/json and text/event-stream",
+        );
     }
     let bytes = match axum::body::to_bytes(body, options.body_limit).await {
         Ok(b) => b,
@@ -439,7 +453,10 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             return if too_big {
                 transport_error(
                     413,
-                    &format!("Payload Too Large: the body exceeds {} bytes", options.body_limit),
+                    &format!(
+                        "Payload Too Large: the body exceeds {} bytes",
+                        options.body_limit
+                    ),
                 )
             } else {
                 transport_error(400, "Bad Request: the body could not be read")
@@ -464,10 +481,16 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     let mut call = endpoint.server.call(req, CallOptions { caller });
     match call.next_message().await {
         Some(Outgoing::Response(r)) if accept.json => json_response(r.status, r.body),
-        Some(Outgoing::Response(r)) => sse_response(SseBody::new(Some(r.body), None, endpoint.server.keepalive())),
-        Some(Outgoing::Notification(n)) if accept.sse => {
-            sse_response(SseBody::new(Some(n), Some(call), endpoint.server.keepalive()))
-        }
+        Some(Outgoing::Response(r)) => sse_response(SseBody::new(
+            Some(r.body),
+            None,
+            endpoint.server.keepalive(),
+        )),
+        Some(Outgoing::Notification(n)) if accept.sse => sse_response(SseBody::new(
+            Some(n),
+            Some(call),
+            endpoint.server.keepalive(),
+        )),
         Some(Outgoing::Notification(_)) => {
             // The client takes JSON only: request-scoped notifications cannot be delivered.
             let r = call.response().await;
@@ -486,7 +509,10 @@ impl Server {
 fn sse_response(body: SseBody) -> Response {
     let mut resp = Response::new(Body::from_stream(body));
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     resp
@@ -563,7 +589,10 @@ mod tests {
 
     #[test]
     fn sentinel() {
-        assert_eq!(decode_sentinel("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(), Some("Hello, 世界"));
+        assert_eq!(
+            decode_sentinel("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(),
+            Some("Hello, 世界")
+        );
         assert_eq!(decode_sentinel("plain").as_deref(), Some("plain"));
         assert_eq!(decode_sentinel("=?base64?SGVsbG8?="), None);
     }

@@ -70,9 +70,9 @@ impl Server {
                 }
                 Ok(Incoming::Notification(n)) => {
                     if n.method == "notifications/cancelled" {
-                        let params = n
-                            .params
-                            .and_then(|p| serde_json::from_str::<CancelledNotificationParams>(p.get()).ok());
+                        let params = n.params.and_then(|p| {
+                            serde_json::from_str::<CancelledNotificationParams>(p.get()).ok()
+                        });
                         if let Some(id) = params.and_then(|p| p.request_id) {
                             let entry = lock(&in_flight).remove(&id);
                             if let Some(token) = entry {

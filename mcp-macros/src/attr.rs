@@ -1,0 +1,240 @@
+//! Parsing of macro arguments (`#[tool(name = "...", ...)]`) with error accumulation.
+
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Lit, LitBool, LitInt, LitStr, Meta, Path, Token};
+
+/// One comma-separated item of a macro's arguments: a bare string literal (the URI of
+/// `#[resource("...")]`) or a `key`, `key = value` or `key(...)` item.
+pub(crate) enum Item {
+    Lit(LitStr),
+    Meta(Meta),
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        if input.peek(LitStr) {
+            input.parse().map(Item::Lit)
+        } else {
+            input.parse().map(Item::Meta)
+        }
+    }
+}
+
+/// Parses a macro's argument list. A syntax error is recorded and yields no items.
+pub(crate) fn parse_items(cx: &Ctxt, tokens: TokenStream) -> Vec<Item> {
+    match Punctuated::<Item, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(items) => items.into_iter().collect(),
+        Err(e) => {
+            cx.syn_error(e);
+            Vec::new()
+        }
+    }
+}
+
+/// Parses the contents of `key(...)` as a list of `key`, `key = value` and `key(...)` items.
+pub(crate) fn nested(cx: &Ctxt, meta: &Meta) -> Vec<Meta> {
+    match meta {
+        Meta::List(list) => match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
+            Ok(items) => items.into_iter().collect(),
+            Err(e) => {
+                cx.syn_error(e);
+                Vec::new()
+            }
+        },
+        _ => {
+            cx.error_spanned_by(
+                meta,
+                format!("`{}` expects a parenthesized list, like `{}(...)`", key(meta), key(meta)),
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// The key of an item, as written (`name`, `open_world`, `crate`).
+pub(crate) fn key(meta: &Meta) -> String {
+    path_string(meta.path())
+}
+
+pub(crate) fn path_string(path: &Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// A value that may be given at most once.
+pub(crate) struct Slot<T> {
+    name: &'static str,
+    value: Option<T>,
+}
+
+impl<T> Slot<T> {
+    pub(crate) fn new(name: &'static str) -> Self {
+        Slot { name, value: None }
+    }
+    /// Stores the value; a second one is an error at `at`.
+    pub(crate) fn set<A: ToTokens>(&mut self, cx: &Ctxt, at: A, value: Option<T>) {
+        if self.value.is_some() {
+            cx.error_spanned_by(
+                at,
+                format!("`{}` is given more than once; keep only one of them", self.name),
+            );
+            return;
+        }
+        if value.is_some() {
+            self.value = value;
+        }
+    }
+    pub(crate) fn get(self) -> Option<T> {
+        self.value
+    }
+    pub(crate) fn as_ref(&self) -> Option<&T> {
+        self.value.as_ref()
+    }
+}
+
+/// Records an "unknown key" error, with a "did you mean" when a known key is close.
+pub(crate) fn unknown_key(cx: &Ctxt, path: &Path, known: &[&str], context: &str) {
+    let found = path_string(path);
+    let message = match suggest(&found, known) {
+        Some(s) => format!("unknown {context} argument `{found}`; did you mean `{s}`?"),
+        None => format!(
+            "unknown {context} argument `{found}`; expected one of {}",
+            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    cx.error_spanned_by(path, message);
+}
+
+/// The closest known key, if it is close enough to be a likely typo.
+pub(crate) fn suggest<'a>(found: &str, known: &[&'a str]) -> Option<&'a str> {
+    let found_lower = found.to_ascii_lowercase();
+    known
+        .iter()
+        .map(|k| (edit_distance(&found_lower, k), *k))
+        .filter(|(d, k)| {
+            *d <= 2.max(k.len() / 3)
+                || (found_lower.len() >= 3 && (k.starts_with(&found_lower) || found_lower.starts_with(k)))
+        })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn value_of<'m>(cx: &Ctxt, meta: &'m Meta, example: &str) -> Option<&'m Expr> {
+    match meta {
+        Meta::NameValue(nv) => Some(&nv.value),
+        _ => {
+            cx.error_spanned_by(meta, format!("`{}` expects a value, like `{} = {example}`", key(meta), key(meta)));
+            None
+        }
+    }
+}
+
+/// `key = "text"`.
+pub(crate) fn string(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
+    match value_of(cx, meta, "\"...\"")? {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{}` expects a string literal, like `{} = \"...\"`", key(meta), key(meta)),
+            );
+            None
+        }
+    }
+}
+
+/// `key` (meaning `true`) or `key = true|false`.
+pub(crate) fn flag(cx: &Ctxt, meta: &Meta) -> Option<LitBool> {
+    match meta {
+        Meta::Path(p) => Some(LitBool::new(true, syn::spanned::Spanned::span(p))),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(b.clone()),
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    format!("`{}` expects `true` or `false` (or nothing, meaning `true`)", key(meta)),
+                );
+                None
+            }
+        },
+        Meta::List(_) => {
+            cx.error_spanned_by(
+                meta,
+                format!("`{}` is a flag: write `{}` or `{} = false`", key(meta), key(meta), key(meta)),
+            );
+            None
+        }
+    }
+}
+
+/// `key = 123` (a non-negative integer that fits `u64`).
+pub(crate) fn integer(cx: &Ctxt, meta: &Meta) -> Option<LitInt> {
+    match value_of(cx, meta, "123")? {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => {
+            if let Err(e) = i.base10_parse::<u64>() {
+                cx.error_spanned_by(i, format!("`{}` expects a non-negative integer: {e}", key(meta)));
+                return None;
+            }
+            Some(i.clone())
+        }
+        other => {
+            cx.error_spanned_by(other, format!("`{}` expects an integer literal, like `{} = 100`", key(meta), key(meta)));
+            None
+        }
+    }
+}
+
+/// `key = <number literal>`, possibly negative, as a `serde_json::Number`-compatible literal.
+pub(crate) fn number(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
+    let value = value_of(cx, meta, "0")?;
+    let inner = match value {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => &*u.expr,
+        other => other,
+    };
+    match inner {
+        Expr::Lit(ExprLit { lit: Lit::Int(_) | Lit::Float(_), .. }) => Some(value.clone()),
+        _ => {
+            cx.error_spanned_by(value, format!("`{}` expects a number literal, like `{} = 10`", key(meta), key(meta)));
+            None
+        }
+    }
+}
+
+/// `key = <any expression>`.
+pub(crate) fn expr(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
+    value_of(cx, meta, "<expression>").cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        let known = ["name", "title", "description", "annotations", "icon", "meta"];
+        assert_eq!(suggest("nmae", &known), Some("name"));
+        assert_eq!(suggest("desc", &known), Some("description"));
+        assert_eq!(suggest("descripton", &known), Some("description"));
+        assert_eq!(suggest("annotation", &known), Some("annotations"));
+        assert_eq!(suggest("zzzzzz", &known), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

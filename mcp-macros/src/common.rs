@@ -1,0 +1,145 @@
+//! Argument groups shared by several macros: `icon(...)`, `complete(...)`, `meta = ...`,
+//! `crate = ...`.
+
+use crate::attr::{self, Slot};
+use crate::ctxt::Ctxt;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprArray, ExprLit, Lit, LitStr, Meta, Path};
+
+/// `icon(src = "...", mime_type = "...", sizes = "48x48 96x96", theme = "dark")`.
+pub(crate) struct IconSpec {
+    pub(crate) src: LitStr,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) sizes: Vec<String>,
+    pub(crate) theme: Option<LitStr>,
+}
+
+pub(crate) fn icon(cx: &Ctxt, meta: &Meta) -> Option<IconSpec> {
+    const KNOWN: &[&str] = &["src", "mime_type", "sizes", "theme"];
+    let mut src = Slot::new("src");
+    let mut mime_type = Slot::new("mime_type");
+    let mut sizes: Slot<LitStr> = Slot::new("sizes");
+    let mut theme: Slot<LitStr> = Slot::new("theme");
+    for m in attr::nested(cx, meta) {
+        match attr::key(&m).as_str() {
+            "src" => src.set(cx, &m, attr::string(cx, &m)),
+            "mime_type" => mime_type.set(cx, &m, attr::string(cx, &m)),
+            "sizes" => sizes.set(cx, &m, attr::string(cx, &m)),
+            "theme" => {
+                let t = attr::string(cx, &m);
+                if let Some(t) = &t {
+                    if !matches!(t.value().as_str(), "light" | "dark") {
+                        cx.error_spanned_by(t, "an icon `theme` is either \"light\" or \"dark\"");
+                    }
+                }
+                theme.set(cx, &m, t)
+            }
+            _ => attr::unknown_key(cx, m.path(), KNOWN, "`icon(...)`"),
+        }
+    }
+    let Some(src) = src.get() else {
+        cx.error_spanned_by(meta, "an icon needs its image: add `src = \"https://...\"` (or a `data:` URI)");
+        return None;
+    };
+    Some(IconSpec {
+        src,
+        mime_type: mime_type.get(),
+        sizes: sizes
+            .get()
+            .map(|s| s.value().split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default(),
+        theme: theme.get(),
+    })
+}
+
+/// Where completion values come from.
+pub(crate) enum CompletionSource {
+    /// `var = path::to::async_fn` (an `async fn(CompletionRequest) -> Vec<String>`).
+    Function(Path),
+    /// `var = ["a", "b"]`, completed by prefix.
+    Values(ExprArray),
+}
+
+pub(crate) struct CompletionSpec {
+    pub(crate) name: String,
+    pub(crate) span: Span,
+    pub(crate) source: CompletionSource,
+}
+
+/// `complete(var = path, other = ["a", "b"])`.
+pub(crate) fn completions(cx: &Ctxt, meta: &Meta, out: &mut Vec<CompletionSpec>) {
+    for m in attr::nested(cx, meta) {
+        let name = attr::key(&m);
+        let Meta::NameValue(nv) = &m else {
+            cx.error_spanned_by(
+                &m,
+                format!("write `{name} = my_completer` (an async fn) or `{name} = [\"a\", \"b\"]`"),
+            );
+            continue;
+        };
+        if out.iter().any(|c| c.name == name) {
+            cx.error_spanned_by(&m.path(), format!("`{name}` has two completers; keep only one"));
+            continue;
+        }
+        let source = match &nv.value {
+            Expr::Path(p) if p.qself.is_none() => CompletionSource::Function(p.path.clone()),
+            Expr::Array(a) => {
+                for e in &a.elems {
+                    if !matches!(e, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) {
+                        cx.error_spanned_by(e, "completion values must be string literals");
+                    }
+                }
+                CompletionSource::Values(a.clone())
+            }
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    format!("`{name}` expects the path of an async fn `(CompletionRequest) -> Vec<String>` or an array of strings, like `[\"a\", \"b\"]`"),
+                );
+                continue;
+            }
+        };
+        out.push(CompletionSpec {
+            name,
+            span: m.path().span(),
+            source,
+        });
+    }
+}
+
+/// `meta = <expr>`: a JSON object. An expression that is visibly not an object is rejected here.
+pub(crate) fn meta_expr(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
+    let e = attr::expr(cx, meta)?;
+    if let Expr::Lit(_) | Expr::Array(_) = &e {
+        cx.error_spanned_by(&e, "`meta` must be a JSON object, like `meta = serde_json::json!({\"key\": \"value\"})`");
+        return None;
+    }
+    if let Expr::Macro(m) = &e {
+        let is_json = m.mac.path.segments.last().is_some_and(|s| s.ident == "json");
+        let braced = matches!(m.mac.tokens.clone().into_iter().next(), Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Brace);
+        if is_json && !braced {
+            cx.error_spanned_by(&e, "`meta` must be a JSON object: write `json!({ ... })`");
+            return None;
+        }
+    }
+    Some(e)
+}
+
+/// `crate = path` (or `crate = "path"`): where the runtime crate is, when renamed.
+pub(crate) fn crate_path(cx: &Ctxt, meta: &Meta) -> Option<Path> {
+    match attr::expr(cx, meta)? {
+        Expr::Path(p) if p.qself.is_none() => Some(p.path),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => match s.parse::<Path>() {
+            Ok(p) => Some(p),
+            Err(e) => {
+                cx.syn_error(e);
+                None
+            }
+        },
+        other => {
+            cx.error_spanned_by(other, "`crate` expects a path, like `crate = ::mcp_runtime`");
+            None
+        }
+    }
+}
