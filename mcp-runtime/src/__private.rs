@@ -85,3 +85,15 @@ pub const fn assert_context<T: FromContext>() {}
 pub fn assert_send<F: std::future::Future + Send>(f: F) -> F {
     f
 }
+
+pub use crate::mrtr::{
+    ElicitForm, Elicitation, FormField, InputSet, Roots, Sampled, Slot, sample_params,
+};
+
+/// Compile-time check that a form field is flat (spanned at the field's type by the derive).
+pub const fn assert_form_field<T: FormField>() {}
+
+/// `FormField::OPTIONAL` of a field type, for the derive.
+pub const fn form_field_optional<T: FormField>() -> bool {
+    T::OPTIONAL
+}

@@ -266,6 +266,9 @@ impl Drop for Call {
 pub struct CallOptions {
     /// The authenticated caller.
     pub caller: Option<Arc<Caller>>,
+    /// `Mcp-Param-*` headers of an HTTP `tools/call` (lowercase name without the prefix, raw
+    /// value); `None` on transports without headers.
+    pub param_headers: Option<Vec<(String, String)>>,
 }
 
 #[derive(Deserialize)]
@@ -705,13 +708,14 @@ impl Server {
         };
         let server = self.clone();
         let params = req.params;
+        let param_headers = options.param_headers;
         let timeout = if method == Method::Listen {
             None
         } else {
             cfg.request_timeout
         };
         let fut = async move {
-            let work = server.serve_method(method, params, cx);
+            let work = server.serve_method(method, params, cx, param_headers);
             let outcome = match timeout {
                 None => work.await,
                 Some(limit) => match tokio::time::timeout(limit, work).await {
@@ -741,6 +745,7 @@ impl Server {
         method: Method,
         params: Option<Box<RawValue>>,
         cx: RequestContext,
+        param_headers: Option<Vec<(String, String)>>,
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
         match method {
@@ -752,7 +757,10 @@ impl Server {
                 let p: PaginatedRequestParams = parse_params(&params)?;
                 self.list_page(method, &id, p.cursor.as_deref())
             }
-            Method::ToolsCall => self.call_tool(parse_required(&params)?, cx).await,
+            Method::ToolsCall => {
+                self.call_tool(parse_required(&params)?, cx, param_headers)
+                    .await
+            }
             Method::ResourcesRead => self.read_resource(parse_required(&params)?, cx).await,
             Method::PromptsGet => self.get_prompt(parse_required(&params)?, cx).await,
             Method::Complete => self.complete(parse_required(&params)?, cx).await,
@@ -902,6 +910,7 @@ impl Server {
         &self,
         params: CallToolRequestParams,
         cx: RequestContext,
+        param_headers: Option<Vec<(String, String)>>,
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
         let reg = self.registry();
@@ -926,6 +935,9 @@ impl Server {
                 )));
             }
         };
+        if let Some(headers) = &param_headers {
+            crate::registry::check_param_headers(&entry.headers, &arguments, headers)?;
+        }
         let args_value = Value::Object(arguments);
         if let Some(problems) = entry.validator.check(&args_value) {
             let mut result = p::CallToolResult::error(format!(

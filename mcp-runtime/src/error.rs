@@ -148,7 +148,7 @@ impl fmt::Display for SourceLocation {
 /// ```
 /// use mcp_runtime::{Server, Tool};
 /// let err = Server::builder()
-///     .tool(Tool::new("a b").raw_handler(|_call| async { Ok("x".into()) }))
+///     .tool(Tool::new("a b").handler(|_: mcp_runtime::NoArguments, _cx| async { "x" }))
 ///     .build()
 ///     .unwrap_err();
 /// assert!(err.to_string().contains("a b"));

@@ -104,6 +104,7 @@ pub mod codes {
 
 /// A JSON-RPC request as sent over the wire (used for tests and clients).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
 #[non_exhaustive]
 pub struct JsonRpcRequest<P = Value> {
     /// Always `"2.0"`.
@@ -119,6 +120,7 @@ pub struct JsonRpcRequest<P = Value> {
 
 /// A JSON-RPC notification (no `id`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
 #[non_exhaustive]
 pub struct JsonRpcNotification<P = Value> {
     /// Always `"2.0"`.

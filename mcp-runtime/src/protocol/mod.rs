@@ -14,12 +14,14 @@
 //! ```
 
 mod content;
+mod elicitation;
 mod jsonrpc;
 mod messages;
 mod meta;
 mod mrtr;
 
 pub use content::*;
+pub use elicitation::*;
 pub use jsonrpc::*;
 pub use messages::*;
 pub use meta::*;

@@ -1,7 +1,7 @@
 //! Multi round-trip request shapes: `InputRequiredResult`, the three embedded request kinds and
 //! the client's answers.
 
-use super::{Content, ResultMeta, ResultType, Role, ToolInfo};
+use super::{Content, MediaContent, ResultMeta, ResultType, Role, TextContent, ToolInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -26,21 +26,116 @@ pub struct InputRequiredResult {
 /// Input requests by key, in insertion order.
 pub type InputRequests = indexmap_lite::OrderedMap<InputRequest>;
 
-/// One request embedded in `inputRequests`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "params")]
+/// One request embedded in `inputRequests`: a bare `{method, params}` object (no `jsonrpc`, no
+/// `id`).
+///
+/// `roots/list` takes no parameters: its `params` may be absent on the wire, and it is left out
+/// when empty.
+///
+/// ```
+/// use mcp_runtime::protocol::{InputRequest, ListRootsParams};
+/// let r: InputRequest = serde_json::from_str(r#"{"method":"roots/list"}"#).unwrap();
+/// assert_eq!(r, InputRequest::ListRoots(ListRootsParams::default()));
+/// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"method":"roots/list"}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum InputRequest {
-    /// Ask the user through a form or a URL.
-    #[serde(rename = "elicitation/create")]
+    /// Ask the user through a form or a URL (`elicitation/create`).
     Elicit(ElicitRequestParams),
-    /// Ask the client's LLM for a message.
-    #[serde(rename = "sampling/createMessage")]
+    /// Ask the client's LLM for a message (`sampling/createMessage`).
     Sample(CreateMessageRequestParams),
-    /// Ask for the client's roots.
-    #[serde(rename = "roots/list")]
-    ListRoots(#[serde(default)] ListRootsParams),
+    /// Ask for the client's roots (`roots/list`).
+    ListRoots(ListRootsParams),
 }
+
+impl InputRequest {
+    /// The embedded request's method.
+    pub fn method(&self) -> &'static str {
+        match self {
+            InputRequest::Elicit(_) => "elicitation/create",
+            InputRequest::Sample(_) => "sampling/createMessage",
+            InputRequest::ListRoots(_) => "roots/list",
+        }
+    }
+}
+
+impl Serialize for InputRequest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("method", self.method())?;
+        match self {
+            InputRequest::Elicit(p) => map.serialize_entry("params", p)?,
+            InputRequest::Sample(p) => map.serialize_entry("params", p)?,
+            InputRequest::ListRoots(p) if p.meta.is_none() => {}
+            InputRequest::ListRoots(p) => map.serialize_entry("params", p)?,
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for InputRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        #[derive(Deserialize)]
+        struct Raw {
+            method: String,
+            #[serde(default)]
+            params: Option<Value>,
+        }
+        let raw = Raw::deserialize(d)?;
+        let required = |params: Option<Value>| {
+            params.ok_or_else(|| D::Error::custom(format!("`{}` needs `params`", raw.method)))
+        };
+        match raw.method.as_str() {
+            "elicitation/create" => ElicitRequestParams::deserialize(required(raw.params.clone())?)
+                .map(InputRequest::Elicit)
+                .map_err(D::Error::custom),
+            "sampling/createMessage" => {
+                CreateMessageRequestParams::deserialize(required(raw.params.clone())?)
+                    .map(InputRequest::Sample)
+                    .map_err(D::Error::custom)
+            }
+            "roots/list" => match raw.params {
+                None | Some(Value::Null) => Ok(InputRequest::ListRoots(ListRootsParams::default())),
+                Some(p) => ListRootsParams::deserialize(p)
+                    .map(InputRequest::ListRoots)
+                    .map_err(D::Error::custom),
+            },
+            other => Err(D::Error::unknown_variant(
+                other,
+                &["elicitation/create", "sampling/createMessage", "roots/list"],
+            )),
+        }
+    }
+}
+
+/// One answer in `inputResponses`, matched to its request by key. The client's answers carry no
+/// `resultType`.
+///
+/// ```
+/// use mcp_runtime::protocol::{InputResponse, InputResponses};
+/// let r: InputResponses = serde_json::from_str(
+///     r#"{"login":{"action":"accept","content":{"name":"octocat"}},"roots":{"roots":[]}}"#,
+/// ).unwrap();
+/// assert!(matches!(r.get("login"), Some(InputResponse::Elicit(_))));
+/// assert!(matches!(r.get("roots"), Some(InputResponse::ListRoots(_))));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum InputResponse {
+    /// The answer to `elicitation/create`.
+    Elicit(ElicitResult),
+    /// The answer to `sampling/createMessage`.
+    Sample(CreateMessageResult),
+    /// The answer to `roots/list`.
+    ListRoots(ListRootsResult),
+}
+
+/// Answers by key, in the order the client sent them.
+pub type InputResponses = indexmap_lite::OrderedMap<InputResponse>;
 
 /// `roots/list` params (only `_meta`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -79,6 +174,33 @@ pub struct ElicitRequestFormParams {
     pub meta: Option<Map<String, Value>>,
 }
 
+impl ElicitRequestFormParams {
+    /// The form's fields (`requestedSchema.properties`), typed, by field name.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{ElicitRequestFormParams, PrimitiveSchemaDefinition};
+    /// let p: ElicitRequestFormParams = serde_json::from_value(serde_json::json!({
+    ///     "message": "Name?",
+    ///     "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+    /// })).unwrap();
+    /// let fields = p.fields().unwrap();
+    /// assert_eq!(fields[0].0, "name");
+    /// assert!(matches!(fields[0].1, PrimitiveSchemaDefinition::String(_)));
+    /// ```
+    pub fn fields(&self) -> Result<Vec<(String, super::PrimitiveSchemaDefinition)>, serde_json::Error> {
+        match self.requested_schema.get("properties") {
+            None => Ok(Vec::new()),
+            Some(Value::Object(props)) => props
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), super::PrimitiveSchemaDefinition::deserialize(v)?)))
+                .collect(),
+            Some(other) => Err(serde::de::Error::custom(format!(
+                "`requestedSchema.properties` must be an object, not {other}"
+            ))),
+        }
+    }
+}
+
 /// URL-mode elicitation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -101,6 +223,51 @@ pub enum UrlMode {
     /// `"url"`.
     #[serde(rename = "url")]
     Url,
+}
+
+/// Hints and priorities for the client's model choice (`ModelPreferences`). Priorities range
+/// from 0 to 1.
+///
+/// ```
+/// use mcp_runtime::protocol::ModelPreferences;
+/// let p: ModelPreferences =
+///     serde_json::from_str(r#"{"hints":[{"name":"claude"}],"speedPriority":0.8}"#).unwrap();
+/// assert_eq!(p.hints.unwrap()[0].name.as_deref(), Some("claude"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ModelPreferences {
+    /// Model names or families to prefer, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<Vec<ModelHint>>,
+    /// How much cost matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_priority: Option<serde_json::Number>,
+    /// How much latency matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_priority: Option<serde_json::Number>,
+    /// How much capability matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intelligence_priority: Option<serde_json::Number>,
+}
+
+/// One model hint: a (sub)string of a model name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ModelHint {
+    /// Name or family, e.g. `"claude-3-sonnet"` or `"claude"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl ModelHint {
+    /// A hint naming a model or family.
+    pub fn new(name: impl Into<String>) -> Self {
+        ModelHint {
+            name: Some(name.into()),
+        }
+    }
 }
 
 /// `sampling/createMessage` params.
@@ -213,6 +380,98 @@ pub enum SamplingBlock {
     Content(Content),
     /// `tool_use`, `tool_result` or an unknown block.
     Other(Map<String, Value>),
+}
+
+impl SamplingBlock {
+    /// The block as a typed [`SamplingMessageContentBlock`], when it is a known kind.
+    pub fn to_typed(&self) -> Option<SamplingMessageContentBlock> {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
+    }
+}
+
+impl From<SamplingMessageContentBlock> for SamplingBlock {
+    fn from(block: SamplingMessageContentBlock) -> Self {
+        match block {
+            SamplingMessageContentBlock::Text(t) => SamplingBlock::Content(Content::Text(t)),
+            SamplingMessageContentBlock::Image(m) => SamplingBlock::Content(Content::Image(m)),
+            SamplingMessageContentBlock::Audio(m) => SamplingBlock::Content(Content::Audio(m)),
+            other => match serde_json::to_value(&other) {
+                Ok(Value::Object(map)) => SamplingBlock::Other(map),
+                _ => SamplingBlock::Other(Map::new()),
+            },
+        }
+    }
+}
+
+/// A typed block of a sampling message (`SamplingMessageContentBlock`): text, image, audio, or
+/// the tool-loop blocks `tool_use` / `tool_result`.
+///
+/// ```
+/// use mcp_runtime::protocol::SamplingMessageContentBlock;
+/// let b: SamplingMessageContentBlock = serde_json::from_str(
+///     r#"{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city":"Paris"}}"#,
+/// ).unwrap();
+/// assert!(matches!(b, SamplingMessageContentBlock::ToolUse(ref u) if u.name == "get_weather"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SamplingMessageContentBlock {
+    /// Text.
+    Text(TextContent),
+    /// A base64 image.
+    Image(MediaContent),
+    /// Base64 audio.
+    Audio(MediaContent),
+    /// The model asks to call a tool.
+    ToolUse(ToolUseContent),
+    /// The result of a tool call, sent back to the model.
+    ToolResult(ToolResultContent),
+}
+
+/// A `tool_use` block (its `type` member is carried by [`SamplingMessageContentBlock`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolUseContent {
+    /// Id of this tool use, echoed by the matching `tool_result`.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    pub input: Map<String, Value>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A `tool_result` block (its `type` member is carried by [`SamplingMessageContentBlock`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolResultContent {
+    /// The `id` of the `tool_use` this answers.
+    pub tool_use_id: String,
+    /// Unstructured result.
+    pub content: Vec<Content>,
+    /// Structured result (any JSON value; `Some(Value::Null)` is an explicit `null`).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// `sampling/createMessage` answer.

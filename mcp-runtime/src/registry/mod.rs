@@ -1,5 +1,6 @@
 //! The registry of tools, resources, resource templates and prompts.
 
+mod headers;
 mod output;
 mod prompt;
 mod resource;
@@ -9,6 +10,7 @@ pub use output::*;
 pub use prompt::*;
 pub use resource::*;
 pub use tool::*;
+pub(crate) use headers::check as check_param_headers;
 
 use crate::context::RequestContext;
 use crate::error::{BuildError, SourceLocation};
@@ -86,6 +88,7 @@ impl Completer {
 }
 
 pub(crate) struct ToolEntry {
+    pub(crate) headers: Vec<headers::ParamHeader>,
     pub(crate) tool: Tool,
     pub(crate) json: Box<RawValue>,
     pub(crate) validator: Arc<ArgumentValidator>,
@@ -257,6 +260,13 @@ impl Registry {
                     continue;
                 }
             };
+            let param_headers = match headers::collect(&tool.info.input_schema) {
+                Ok(h) => h,
+                Err(reason) => {
+                    errors.push(invalid("tool", name, reason, tool.source));
+                    continue;
+                }
+            };
             let Some(handler) = tool.handler.clone() else {
                 errors.push(invalid(
                     "tool",
@@ -271,6 +281,7 @@ impl Registry {
             }
             reg.tool_index.insert(name.to_owned(), reg.tools.len());
             reg.tools.push(Arc::new(ToolEntry {
+                headers: param_headers,
                 json: raw(&tool.info),
                 tool: tool.clone(),
                 validator: Arc::new(validator),

@@ -345,6 +345,15 @@ fn header_value(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpEr
     })
 }
 
+/// Trims optional whitespace, refuses control characters, and decodes the base64 sentinel.
+pub(crate) fn decode_header_text(raw: &str) -> Option<String> {
+    let text = raw.trim_matches([' ', '\t']);
+    if text.chars().any(|c| c.is_ascii_control()) {
+        return None;
+    }
+    decode_sentinel(text)
+}
+
 /// Decodes `=?base64?…?=` values; other values are returned as they are.
 pub(crate) fn decode_sentinel(text: &str) -> Option<String> {
     match text
@@ -478,7 +487,25 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     if let Err(e) = check_headers(&parts.headers, &req) {
         return rejection(Rejection::new(Some(req.id().clone()), e));
     }
-    let mut call = endpoint.server.call(req, CallOptions { caller });
+    let param_headers = (req.method() == "tools/call").then(|| {
+        parts
+            .headers
+            .iter()
+            .filter_map(|(name, value)| {
+                let rest = name.as_str().strip_prefix("mcp-param-")?;
+                // Non-ASCII bytes cannot match any argument: keep them visible as a mismatch.
+                let text = value.to_str().map(str::to_owned).unwrap_or_else(|_| "\u{1}".into());
+                Some((rest.to_owned(), text))
+            })
+            .collect()
+    });
+    let mut call = endpoint.server.call(
+        req,
+        CallOptions {
+            caller,
+            param_headers,
+        },
+    );
     match call.next_message().await {
         Some(Outgoing::Response(r)) if accept.json => json_response(r.status, r.body),
         Some(Outgoing::Response(r)) => sse_response(SseBody::new(

@@ -1,0 +1,16 @@
+//! The *study server* of seed 000: `add` with progress notifications, `prepare_review` asking the
+//! client for roots, a sampled message and an elicited form through MRTR, the `config://service`
+//! resource and the `review` prompt, all written as plain annotated functions.
+//!
+//! Run: `cargo run --example study-server` (HTTP on http://127.0.0.1:8000/mcp), or add
+//! `-- --addr 127.0.0.1:9000` or `-- --stdio`. Set `MCP_STATE_KEY` (32 bytes, base64) to let
+//! several instances resume each other's multi-round requests.
+
+mod server;
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let server = server::build(None)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    server.run().await
+}
