@@ -25,7 +25,7 @@ pub use dispatch::{
     parse_message,
 };
 pub use error::{BuildError, McpError, SourceLocation};
-pub use mcp_macros::{prompt, resource, tool};
+pub use mcp_macros::{ElicitForm, prompt, resource, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, FormField, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
     BoxFuture, Completer, CompletionRequest, IntoPromptResult, IntoResourceResult, IntoToolResult,

@@ -155,7 +155,7 @@ impl<T> Elicitation<T> {
     }
 }
 
-impl<T: DeserializeOwned> FromAnswer for Elicitation<T> {
+impl<T: ElicitForm> FromAnswer for Elicitation<T> {
     fn from_answer(key: &str, answer: &Value) -> Result<Self, McpError> {
         let result = ElicitResult::deserialize_value(answer)
             .map_err(|e| malformed(key, "elicitation result", e))?;
@@ -163,9 +163,9 @@ impl<T: DeserializeOwned> FromAnswer for Elicitation<T> {
             ElicitAction::Decline => Elicitation::Declined,
             ElicitAction::Cancel => Elicitation::Cancelled,
             ElicitAction::Accept => {
-                let content = Value::Object(result.content.unwrap_or_default());
+                let content = result.content.unwrap_or_default();
                 Elicitation::Accepted(
-                    serde_json::from_value(content)
+                    T::from_content(content)
                         .map_err(|e| malformed(key, "answer to the requested form", e))?,
                 )
             }
@@ -187,6 +187,10 @@ impl<T: DeserializeOwned> DeserializeValue for T {
 pub trait ElicitForm: DeserializeOwned {
     /// The `requestedSchema` of the form.
     fn requested_schema() -> Map<String, Value>;
+    /// Decodes the submitted `content`.
+    fn from_content(content: Map<String, Value>) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(Value::Object(content))
+    }
 }
 
 /// A field type allowed in an elicitation form (flat: strings, numbers, booleans, string enums).
@@ -238,6 +242,9 @@ impl ElicitForm for String {
         m.insert("properties".into(), Value::Object(props));
         m.insert("required".into(), Value::from(vec!["value"]));
         m
+    }
+    fn from_content(mut content: Map<String, Value>) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(content.remove("value").unwrap_or(Value::Null))
     }
 }
 

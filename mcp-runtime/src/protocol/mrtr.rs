@@ -187,7 +187,9 @@ impl ElicitRequestFormParams {
     /// assert_eq!(fields[0].0, "name");
     /// assert!(matches!(fields[0].1, PrimitiveSchemaDefinition::String(_)));
     /// ```
-    pub fn fields(&self) -> Result<Vec<(String, super::PrimitiveSchemaDefinition)>, serde_json::Error> {
+    pub fn fields(
+        &self,
+    ) -> Result<Vec<(String, super::PrimitiveSchemaDefinition)>, serde_json::Error> {
         match self.requested_schema.get("properties") {
             None => Ok(Vec::new()),
             Some(Value::Object(props)) => props
