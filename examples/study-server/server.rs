@@ -45,6 +45,13 @@ pub async fn prepare_review(
     Ok(summary.to_string())
 }
 
+/// Where and how the service runs.
+#[derive(Debug, serde::Serialize)]
+pub struct ServiceConfig {
+    region: &'static str,
+    mode: &'static str,
+}
+
 /// The service configuration.
 #[resource(
     "config://service",
@@ -52,8 +59,11 @@ pub async fn prepare_review(
     mime_type = "application/json",
     cache(ttl_ms = 30000, scope = "private")
 )]
-pub fn service_config() -> String {
-    serde_json::json!({"region": "local", "mode": "training"}).to_string()
+pub fn service_config() -> Result<String, serde_json::Error> {
+    serde_json::to_string(&ServiceConfig {
+        region: "local",
+        mode: "training",
+    })
 }
 
 /// Review a change for correctness, evidence and rollback risk.
