@@ -505,8 +505,10 @@ const REMOVED: &[&str] = &[
     "tasks/list",
 ];
 
-/// A change that listen streams may need to hear about.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A change that listen streams may need to hear about. Serializes to JSON so that a
+/// [`ChangeBus`](crate::ChangeBus) can carry it between instances.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "uri", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Change {
     /// The tool list changed.

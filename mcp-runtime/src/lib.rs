@@ -4,6 +4,7 @@
 pub mod protocol;
 pub mod schema;
 
+mod bus;
 mod context;
 mod dispatch;
 mod error;
@@ -17,6 +18,7 @@ mod uri_template;
 #[doc(hidden)]
 pub mod __private;
 
+pub use bus::{ChangeBus, LocalBus};
 pub use context::{
     Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State,
 };

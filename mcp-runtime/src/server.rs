@@ -106,7 +106,7 @@ pub(crate) struct Shared {
     pub(crate) items: RwLock<Items>,
     pub(crate) registry: RwLock<Arc<Registry>>,
     pub(crate) state: Arc<StateMap>,
-    pub(crate) changes: tokio::sync::broadcast::Sender<crate::dispatch::Change>,
+    pub(crate) changes: Arc<dyn crate::bus::ChangeBus>,
     pub(crate) shutdown: crate::CancellationToken,
     pub(crate) sealer: Arc<crate::mrtr::Sealer>,
 }
@@ -293,6 +293,7 @@ pub struct ServerBuilder {
     state: StateMap,
     keys: Option<crate::mrtr::KeyRing>,
     state_ttl: Option<Duration>,
+    bus: Option<Arc<dyn crate::bus::ChangeBus>>,
 }
 
 impl ServerBuilder {
@@ -393,6 +394,11 @@ impl ServerBuilder {
         self.keys = Some(keys);
         self
     }
+    /// The bus carrying change notifications between instances (default: this process only).
+    pub fn change_bus(mut self, bus: impl crate::bus::ChangeBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
     /// Lifetime of a `requestState` (default 5 minutes).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = Some(ttl);
@@ -456,7 +462,9 @@ impl ServerBuilder {
             ring,
             ttl: self.state_ttl.unwrap_or(crate::mrtr::DEFAULT_STATE_TTL),
         });
-        let (changes, _) = tokio::sync::broadcast::channel(1024);
+        let changes = self
+            .bus
+            .unwrap_or_else(|| Arc::new(crate::bus::LocalBus::default()));
         Ok(Server {
             shared: Arc::new(Shared {
                 config: self.config,
@@ -603,6 +611,6 @@ impl Server {
     /// Publishes a change to every open listen stream of this server.
     pub fn notify(&self, change: crate::dispatch::Change) {
         // No receivers (no open listen stream) is not an error.
-        let _ = self.shared.changes.send(change);
+        self.shared.changes.publish(change);
     }
 }

@@ -125,6 +125,8 @@ impl<'de> Deserialize<'de> for InputRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 #[non_exhaustive]
+// Wire values, built once per message: boxing the large variant would only complicate matching.
+#[allow(clippy::large_enum_variant)]
 pub enum InputResponse {
     /// The answer to `elicitation/create`.
     Elicit(ElicitResult),
@@ -349,6 +351,8 @@ pub struct SamplingMessage {
 /// One block or a list of blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+// Wire values, built once per message: boxing the large variant would only complicate matching.
+#[allow(clippy::large_enum_variant)]
 pub enum SamplingContent {
     /// A single block.
     One(SamplingBlock),
@@ -377,6 +381,8 @@ impl SamplingContent {
 /// A sampling block: ordinary content, or `tool_use` / `tool_result` kept as JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+// Wire values, built once per message: boxing the large variant would only complicate matching.
+#[allow(clippy::large_enum_variant)]
 pub enum SamplingBlock {
     /// Text, image or audio.
     Content(Content),
