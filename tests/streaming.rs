@@ -336,3 +336,25 @@ async fn idle_listen_streams_get_keepalive_comments_and_do_not_block_others() {
     first.expect("tools/list_changed").await;
     assert!(first.comments >= 2, "saw {} keep-alive comments", first.comments);
 }
+
+#[tokio::test]
+async fn a_change_on_one_instance_reaches_listeners_on_another_through_the_bus() {
+    // Two instances sharing a bus, as two processes would share a Redis channel.
+    let bus = mcp_runtime::LocalBus::new(64);
+    let build = |bus: mcp_runtime::LocalBus| {
+        Server::builder()
+            .list_changed(true)
+            .change_bus(bus)
+            .tool(Tool::new("t").handler(|_: NoArguments, _| async { "t" }))
+            .build()
+            .unwrap()
+    };
+    let a = build(bus.clone());
+    let b = build(bus);
+    let http_b = spawn_http(b).await;
+    let mut stream = Stream::open(http_b.addr, &listen(1, json!({"toolsListChanged": true}))).await;
+    stream.expect("ack").await;
+    a.add(Tool::new("u").handler(|_: NoArguments, _| async { "u" })).unwrap();
+    let changed = stream.expect("tools/list_changed from the other instance").await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+}
