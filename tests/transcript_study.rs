@@ -33,10 +33,20 @@ async fn discover_lists_answer_resource_and_prompt_match_the_seed() {
         ("tools", request(2, "tools/list", json!({}))),
         (
             "answer",
-            request(3, "tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}})),
+            request(
+                3,
+                "tools/call",
+                json!({"name": "add", "arguments": {"a": 40, "b": 2}}),
+            ),
         ),
-        ("resource", request(4, "resources/read", json!({"uri": "config://service"}))),
-        ("prompt", request(5, "prompts/get", json!({"name": "review"}))),
+        (
+            "resource",
+            request(4, "resources/read", json!({"uri": "config://service"})),
+        ),
+        (
+            "prompt",
+            request(5, "prompts/get", json!({"name": "review"})),
+        ),
     ];
     for (key, body) in cases {
         let resp = call(&url, &body).await;
@@ -53,16 +63,27 @@ async fn progress_notifications_match_the_seed() {
     let http = spawn_http(study_server::build(None).unwrap()).await;
     let mut m = meta();
     m["progressToken"] = json!("addition-1");
-    let body = request(6, "tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}, "_meta": m}));
+    let body = request(
+        6,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 40, "b": 2}, "_meta": m}),
+    );
     let resp = call(&http.url(), &body).await;
     assert_eq!(resp.content_type(), "text/event-stream");
     let messages = resp.messages();
     assert_eq!(messages.len(), 3);
-    assert_eq!(Value::Array(messages[..2].to_vec()), seed["requestScopedNotifications"]);
+    assert_eq!(
+        Value::Array(messages[..2].to_vec()),
+        seed["requestScopedNotifications"]
+    );
     assert_eq!(messages[2]["result"], seed["answer"]);
 
     // Without a token: one plain JSON response, no notifications.
-    let body = request(7, "tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}}));
+    let body = request(
+        7,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 40, "b": 2}}),
+    );
     let resp = call(&http.url(), &body).await;
     assert_eq!(resp.content_type(), "application/json");
     assert_eq!(resp.json()["result"], seed["answer"]);
@@ -87,10 +108,16 @@ async fn mrtr_across_two_instances_sharing_only_the_key() {
     let resp = call(&a.url(), &first).await.json();
     assert_eq!(resp["id"], expected["initialRequestId"]);
     let mut got = resp["result"].clone();
-    let state = got["requestState"].as_str().expect("a requestState").to_owned();
+    let state = got["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned();
     assert!(state.starts_with("v1."));
     got["requestState"] = json!("<opaque-generated-per-run>");
-    assert_eq!(got, expected["inputRequired"], "input_required differs from seed 000");
+    assert_eq!(
+        got, expected["inputRequired"],
+        "input_required differs from seed 000"
+    );
 
     let retry = request(
         expected["retryRequestId"].clone(),
@@ -122,5 +149,9 @@ async fn mrtr_across_two_instances_sharing_only_the_key() {
     let parse = |v: &Value| -> Value {
         serde_json::from_str(v["content"][0]["text"].as_str().expect("text")).expect("JSON text")
     };
-    assert_eq!(parse(result), parse(want), "the final text differs from seed 000");
+    assert_eq!(
+        parse(result),
+        parse(want),
+        "the final text differs from seed 000"
+    );
 }

@@ -435,16 +435,22 @@ impl Request {
             }
             Some(_) => None,
         };
-        match missing {
-            None => Ok(()),
-            Some(what) => Err(Rejection::new(
-                Some(self.id.clone()),
-                McpError::invalid_params(format!(
-                    "Invalid params: {what}; every 2026-07-28 request carries its protocol version and client capabilities in `_meta`"
-                ))
-                .with_http_status(400),
-            )),
-        }
+        let Some(what) = missing else { return Ok(()) };
+        let message = if self.method == "initialize" {
+            // A legacy client can only show the message: tell it what this server speaks.
+            format!(
+                "Invalid params: {what}. This server speaks MCP {} (stateless): there is no initialize handshake; send the protocol version and client capabilities in `_meta` on every request",
+                crate::protocol::LATEST_PROTOCOL_VERSION
+            )
+        } else {
+            format!(
+                "Invalid params: {what}; every 2026-07-28 request carries its protocol version and client capabilities in `_meta`"
+            )
+        };
+        Err(Rejection::new(
+            Some(self.id.clone()),
+            McpError::invalid_params(message).with_http_status(400),
+        ))
     }
 }
 

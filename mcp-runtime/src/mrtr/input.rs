@@ -402,7 +402,7 @@ impl InputSet {
         self.push(
             key,
             required,
-            InputRequest::ListRoots(ListRootsParams::default()),
+            InputRequest::ListRoots(Some(ListRootsParams::default())),
         )
     }
 
@@ -569,8 +569,10 @@ impl Ask {
     }
     /// Adds a roots request.
     pub fn roots(mut self, key: &str) -> Self {
-        self.requests
-            .insert(key, InputRequest::ListRoots(ListRootsParams::default()));
+        self.requests.insert(
+            key,
+            InputRequest::ListRoots(Some(ListRootsParams::default())),
+        );
         self
     }
     /// Adds any input request.

@@ -29,14 +29,16 @@ pub type InputRequests = indexmap_lite::OrderedMap<InputRequest>;
 /// One request embedded in `inputRequests`: a bare `{method, params}` object (no `jsonrpc`, no
 /// `id`).
 ///
-/// `roots/list` takes no parameters: its `params` may be absent on the wire, and it is left out
-/// when empty.
+/// `roots/list` takes no parameters: its `params` may be absent on the wire (`None`) or an
+/// object holding at most `_meta` (`Some`); both forms are kept as sent.
 ///
 /// ```
 /// use mcp_runtime::protocol::{InputRequest, ListRootsParams};
 /// let r: InputRequest = serde_json::from_str(r#"{"method":"roots/list"}"#).unwrap();
-/// assert_eq!(r, InputRequest::ListRoots(ListRootsParams::default()));
+/// assert_eq!(r, InputRequest::ListRoots(None));
 /// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"method":"roots/list"}"#);
+/// let r = InputRequest::ListRoots(Some(ListRootsParams::default()));
+/// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"method":"roots/list","params":{}}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -46,7 +48,7 @@ pub enum InputRequest {
     /// Ask the client's LLM for a message (`sampling/createMessage`).
     Sample(CreateMessageRequestParams),
     /// Ask for the client's roots (`roots/list`).
-    ListRoots(ListRootsParams),
+    ListRoots(Option<ListRootsParams>),
 }
 
 impl InputRequest {
@@ -68,8 +70,8 @@ impl Serialize for InputRequest {
         match self {
             InputRequest::Elicit(p) => map.serialize_entry("params", p)?,
             InputRequest::Sample(p) => map.serialize_entry("params", p)?,
-            InputRequest::ListRoots(p) if p.meta.is_none() => {}
-            InputRequest::ListRoots(p) => map.serialize_entry("params", p)?,
+            InputRequest::ListRoots(None) => {}
+            InputRequest::ListRoots(Some(p)) => map.serialize_entry("params", p)?,
         }
         map.end()
     }
@@ -98,9 +100,9 @@ impl<'de> Deserialize<'de> for InputRequest {
                     .map_err(D::Error::custom)
             }
             "roots/list" => match raw.params {
-                None | Some(Value::Null) => Ok(InputRequest::ListRoots(ListRootsParams::default())),
+                None | Some(Value::Null) => Ok(InputRequest::ListRoots(None)),
                 Some(p) => ListRootsParams::deserialize(p)
-                    .map(InputRequest::ListRoots)
+                    .map(|p| InputRequest::ListRoots(Some(p)))
                     .map_err(D::Error::custom),
             },
             other => Err(D::Error::unknown_variant(

@@ -29,7 +29,11 @@ fn is_tchar(c: char) -> bool {
 fn kind_of(schema: &Map<String, Value>) -> Option<HeaderKind> {
     let types: Vec<&str> = match schema.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect(),
         _ => return None,
     };
     match types.as_slice() {
@@ -62,7 +66,11 @@ fn walk(
     out: &mut Vec<ParamHeader>,
 ) -> Result<(), String> {
     if let Some(h) = schema.get("x-mcp-header") {
-        let at = if path.is_empty() { "the root".to_owned() } else { format!("`{}`", path.join(".")) };
+        let at = if path.is_empty() {
+            "the root".to_owned()
+        } else {
+            format!("`{}`", path.join("."))
+        };
         let Some(name) = h.as_str() else {
             return Err(format!("`x-mcp-header` at {at} must be a string"));
         };
@@ -154,12 +162,10 @@ pub(crate) fn check(
         let equal = match (h.kind, value) {
             (HeaderKind::String, Value::String(s)) => decoded == *s,
             (HeaderKind::Boolean, Value::Bool(b)) => decoded == if *b { "true" } else { "false" },
-            (HeaderKind::Integer, Value::Number(n)) => {
-                match (decoded.parse::<f64>(), n.as_f64()) {
-                    (Ok(a), Some(b)) => a == b,
-                    _ => false,
-                }
-            }
+            (HeaderKind::Integer, Value::Number(n)) => match (decoded.parse::<f64>(), n.as_f64()) {
+                (Ok(a), Some(b)) => a == b,
+                _ => false,
+            },
             _ => false,
         };
         if !equal {
@@ -216,14 +222,61 @@ mod tests {
         let args = json!({"region": "us-west1", "count": 42, "flag": true});
         let args = args.as_object().unwrap();
         let h = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
-            pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+            pairs
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
         };
-        assert!(check(&declared, args, &h(&[("region", "us-west1"), ("count", "42.0"), ("flag", "true")])).is_ok());
-        assert!(check(&declared, args, &h(&[("region", "=?base64?dXMtd2VzdDE=?="), ("count", "42"), ("flag", "true")])).is_ok());
-        assert_eq!(check(&declared, args, &h(&[("count", "42"), ("flag", "true")])).unwrap_err().code(), -32020);
-        assert!(check(&declared, args, &h(&[("region", "eu"), ("count", "42"), ("flag", "true")])).is_err());
-        assert!(check(&declared, args, &h(&[("region", "=?base64?SGVsbG8?="), ("count", "42"), ("flag", "true")])).is_err());
+        assert!(
+            check(
+                &declared,
+                args,
+                &h(&[("region", "us-west1"), ("count", "42.0"), ("flag", "true")])
+            )
+            .is_ok()
+        );
+        assert!(
+            check(
+                &declared,
+                args,
+                &h(&[
+                    ("region", "=?base64?dXMtd2VzdDE=?="),
+                    ("count", "42"),
+                    ("flag", "true")
+                ])
+            )
+            .is_ok()
+        );
+        assert_eq!(
+            check(&declared, args, &h(&[("count", "42"), ("flag", "true")]))
+                .unwrap_err()
+                .code(),
+            -32020
+        );
+        assert!(
+            check(
+                &declared,
+                args,
+                &h(&[("region", "eu"), ("count", "42"), ("flag", "true")])
+            )
+            .is_err()
+        );
+        assert!(
+            check(
+                &declared,
+                args,
+                &h(&[
+                    ("region", "=?base64?SGVsbG8?="),
+                    ("count", "42"),
+                    ("flag", "true")
+                ])
+            )
+            .is_err()
+        );
         let empty = Map::new();
-        assert!(check(&declared, &empty, &[]).is_ok(), "absent arguments expect no header");
+        assert!(
+            check(&declared, &empty, &[]).is_ok(),
+            "absent arguments expect no header"
+        );
     }
 }

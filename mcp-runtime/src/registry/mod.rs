@@ -6,11 +6,11 @@ mod prompt;
 mod resource;
 mod tool;
 
+pub(crate) use headers::check as check_param_headers;
 pub use output::*;
 pub use prompt::*;
 pub use resource::*;
 pub use tool::*;
-pub(crate) use headers::check as check_param_headers;
 
 use crate::context::RequestContext;
 use crate::error::{BuildError, SourceLocation};

@@ -494,7 +494,10 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             .filter_map(|(name, value)| {
                 let rest = name.as_str().strip_prefix("mcp-param-")?;
                 // Non-ASCII bytes cannot match any argument: keep them visible as a mismatch.
-                let text = value.to_str().map(str::to_owned).unwrap_or_else(|_| "\u{1}".into());
+                let text = value
+                    .to_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|_| "\u{1}".into());
                 Some((rest.to_owned(), text))
             })
             .collect()

@@ -90,7 +90,21 @@ impl Server {
                     let mut call = self.call(req, CallOptions::default());
                     let token = call.cancellation();
                     // Registered before the task starts, so a fast finish cannot leave a stale entry.
-                    lock(&in_flight).insert(id.clone(), token.clone());
+                    {
+                        let mut map = lock(&in_flight);
+                        if map.contains_key(&id) {
+                            drop(map);
+                            let e = crate::McpError::new(
+                                crate::protocol::codes::INVALID_REQUEST,
+                                format!(
+                                    "Invalid Request: id {id} is already in use by a request in progress"
+                                ),
+                            );
+                            let _ = out_tx.send(crate::Response::error(Some(&id), &e).body);
+                            continue;
+                        }
+                        map.insert(id.clone(), token.clone());
+                    }
                     let out = out_tx.clone();
                     let registry = in_flight.clone();
                     tasks.spawn(async move {
