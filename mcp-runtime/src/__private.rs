@@ -57,6 +57,7 @@ pub fn input_schema<T: schemars::JsonSchema>() -> serde_json::Map<String, serde_
 }
 
 /// Deserializes a tool's (already validated) arguments.
+#[allow(clippy::result_large_err)] // the error is a ready answer, built at most once per call
 pub fn parse_arguments<T: serde::de::DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutcome> {
     call.parse_arguments::<T>().map_err(|e| {
         ToolOutcome::Complete(crate::protocol::CallToolResult::error(format!(

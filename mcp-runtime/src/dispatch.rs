@@ -31,6 +31,7 @@ use tokio::sync::mpsc;
 
 /// One message read from a transport.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per message, never stored in bulk
 #[non_exhaustive]
 pub enum Incoming {
     /// A request: answer it with [`Server::call`].
@@ -196,12 +197,11 @@ impl Call {
         if self.finished {
             return Poll::Ready(None);
         }
-        if let Some(rx) = &mut self.rx {
-            if self.fut.is_some() {
-                if let Poll::Ready(Some(b)) = rx.poll_recv(cx) {
-                    return Poll::Ready(Some(Outgoing::Notification(b)));
-                }
-            }
+        if let Some(rx) = &mut self.rx
+            && self.fut.is_some()
+            && let Poll::Ready(Some(b)) = rx.poll_recv(cx)
+        {
+            return Poll::Ready(Some(Outgoing::Notification(b)));
         }
         if let Some(fut) = &mut self.fut {
             match fut.as_mut().poll(cx) {
@@ -213,10 +213,10 @@ impl Call {
             }
         }
         // The handler is done: flush what it sent before finishing, then the response.
-        if let Some(rx) = &mut self.rx {
-            if let Ok(b) = rx.try_recv() {
-                return Poll::Ready(Some(Outgoing::Notification(b)));
-            }
+        if let Some(rx) = &mut self.rx
+            && let Ok(b) = rx.try_recv()
+        {
+            return Poll::Ready(Some(Outgoing::Notification(b)));
         }
         self.rx = None;
         self.finished = true;
@@ -843,9 +843,9 @@ impl Server {
                 match keys.iter().position(|k| *k == last) {
                     Some(i) => i + 1,
                     None => {
-                        return Err(McpError::invalid_params(format!(
-                            "Invalid params: the cursor points at an item that no longer exists; list again from the start"
-                        )));
+                        return Err(McpError::invalid_params(
+                            "Invalid params: the cursor points at an item that no longer exists; list again from the start",
+                            ));
                     }
                 }
             }

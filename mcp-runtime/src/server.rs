@@ -160,7 +160,7 @@ impl Server {
                 .then(a.location.line.cmp(&b.location.line))
         });
         for reg in all {
-            builder = builder.add((reg.build)().with_source(reg.location));
+            builder = builder.register((reg.build)().with_source(reg.location));
         }
         builder
     }
@@ -211,7 +211,7 @@ impl Server {
     }
 }
 
-/// One item for [`ServerBuilder::add`]: a tool, resource, template or prompt.
+/// One item for [`ServerBuilder::register`]: a tool, resource, template or prompt.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Primitive {
@@ -405,7 +405,7 @@ impl ServerBuilder {
         self
     }
     /// Registers any primitive.
-    pub fn add(mut self, item: impl IntoPrimitive) -> Self {
+    pub fn register(mut self, item: impl IntoPrimitive) -> Self {
         match item.into_primitive() {
             Primitive::Tool(t) => self.items.tools.push(t),
             Primitive::Resource(r) => self.items.resources.push(r),
@@ -416,19 +416,19 @@ impl ServerBuilder {
     }
     /// Registers a tool.
     pub fn tool(self, tool: impl IntoPrimitive) -> Self {
-        self.add(tool)
+        self.register(tool)
     }
     /// Registers a resource.
     pub fn resource(self, resource: impl IntoPrimitive) -> Self {
-        self.add(resource)
+        self.register(resource)
     }
     /// Registers a resource template.
     pub fn resource_template(self, template: impl IntoPrimitive) -> Self {
-        self.add(template)
+        self.register(template)
     }
     /// Registers a prompt.
     pub fn prompt(self, prompt: impl IntoPrimitive) -> Self {
-        self.add(prompt)
+        self.register(prompt)
     }
 
     /// Validates everything and builds the server. Every problem is reported, none panics.

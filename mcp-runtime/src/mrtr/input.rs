@@ -447,11 +447,7 @@ impl InputSet {
                     answers.insert(slot.key.to_owned(), v.clone());
                 }
                 None if need.declared(caps) => asks.insert(slot.key, slot.request.clone()),
-                None if slot.required => {
-                    if !missing.contains(&need) {
-                        missing.push(need);
-                    }
-                }
+                None if slot.required && !missing.contains(&need) => missing.push(need),
                 None => {}
             }
         }

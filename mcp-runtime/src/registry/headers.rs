@@ -107,7 +107,7 @@ fn walk(
             }
             ("x-mcp-header" | "const" | "enum" | "default" | "examples", _) => {}
             (_, Value::Object(sub)) => {
-                path.push(format!("{key}"));
+                path.push(key.clone());
                 walk(sub, path, false, out)?;
                 path.pop();
             }

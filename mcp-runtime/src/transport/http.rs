@@ -254,7 +254,7 @@ fn origin_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
         return false;
     };
     let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
-    if options.origins.iter().any(|o| *o == origin) {
+    if options.origins.contains(&origin) {
         return true;
     }
     let Some((scheme, rest)) = origin.split_once("://") else {
