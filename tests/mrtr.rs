@@ -4,8 +4,8 @@
 
 use mcp_runtime::mrtr::InputSet;
 use mcp_runtime::{
-    Ask, Elicitation, KeyRing, McpError, Prompt, PromptOutcome, Resource, ResourceOutcome,
-    Roots, Rounds, Sampled, Server, Step, Tool, ToolOutcome,
+    Ask, Elicitation, KeyRing, McpError, Prompt, PromptOutcome, Resource, ResourceOutcome, Roots,
+    Rounds, Sampled, Server, Step, Tool, ToolOutcome,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -96,9 +96,11 @@ fn optional_tool() -> Tool {
             "sample": inputs.take_optional(sample)?.is_some(),
             "name": inputs.take_optional(name)?.is_some(),
         });
-        Ok(ToolOutcome::Complete(mcp_runtime::protocol::CallToolResult::new(vec![
-            mcp_runtime::protocol::Content::text(got.to_string()),
-        ])))
+        Ok(ToolOutcome::Complete(
+            mcp_runtime::protocol::CallToolResult::new(vec![mcp_runtime::protocol::Content::text(
+                got.to_string(),
+            )]),
+        ))
     })
 }
 
@@ -116,7 +118,9 @@ async fn wizard(rounds: Rounds) -> Result<Step<String>, McpError> {
         _ => Ok(Step::Done(format!(
             "done after {} rounds: {:?}",
             rounds.round(),
-            rounds.answer::<Elicitation<String>>("step2")?.and_then(Elicitation::accepted)
+            rounds
+                .answer::<Elicitation<String>>("step2")?
+                .and_then(Elicitation::accepted)
         ))),
     }
 }
@@ -136,9 +140,11 @@ fn greet_prompt() -> Prompt {
             return Ok(PromptOutcome::InputRequired(ask));
         }
         let name = inputs.take(name)?.accepted().unwrap_or_default();
-        Ok::<_, McpError>(PromptOutcome::Complete(mcp_runtime::protocol::GetPromptResult::new(
-            vec![mcp_runtime::protocol::PromptMessage::user(format!("Greet {name}."))],
-        )))
+        Ok::<_, McpError>(PromptOutcome::Complete(
+            mcp_runtime::protocol::GetPromptResult::new(vec![
+                mcp_runtime::protocol::PromptMessage::user(format!("Greet {name}.")),
+            ]),
+        ))
     })
 }
 
@@ -197,10 +203,19 @@ async fn body_runs_once_with_typed_answers_on_another_instance() {
         .collect();
     assert_eq!(keys.len(), 3);
     assert_eq!(result["inputRequests"]["scope"]["method"], "roots/list");
-    assert_eq!(result["inputRequests"]["sample"]["method"], "sampling/createMessage");
-    assert_eq!(result["inputRequests"]["goal"]["params"]["requestedSchema"],
-        json!({"type": "object", "properties": {"goal": {"type": "string"}}, "required": ["goal"]}));
-    assert_eq!(runs.load(Ordering::SeqCst), 0, "the body must not run without answers");
+    assert_eq!(
+        result["inputRequests"]["sample"]["method"],
+        "sampling/createMessage"
+    );
+    assert_eq!(
+        result["inputRequests"]["goal"]["params"]["requestedSchema"],
+        json!({"type": "object", "properties": {"goal": {"type": "string"}}, "required": ["goal"]})
+    );
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        0,
+        "the body must not run without answers"
+    );
     let state = result["requestState"].as_str().unwrap().to_owned();
 
     let mut retry = args.clone();
@@ -210,7 +225,10 @@ async fn body_runs_once_with_typed_answers_on_another_instance() {
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
     let text: Value =
         serde_json::from_str(done["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(text, json!({"roots": 1, "sample": "Check rollback.", "goal": "correctness", "topic": "safety"}));
+    assert_eq!(
+        text,
+        json!({"roots": 1, "sample": "Check rollback.", "goal": "correctness", "topic": "safety"})
+    );
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
 
@@ -235,13 +253,20 @@ async fn bad_states_are_invalid_params() {
     };
     let cases = [
         ("tampered", &a, retry(format!("{state}-TAMPERED"), &args)),
-        ("truncated", &a, retry(state[..state.len() - 4].to_owned(), &args)),
+        (
+            "truncated",
+            &a,
+            retry(state[..state.len() - 4].to_owned(), &args),
+        ),
         ("garbage", &a, retry("hello".into(), &args)),
         ("other key", &other_key, retry(state.clone(), &args)),
         (
             "other arguments",
             &a,
-            retry(state.clone(), &json!({"name": "review", "arguments": {"topic": "other"}})),
+            retry(
+                state.clone(),
+                &json!({"name": "review", "arguments": {"topic": "other"}}),
+            ),
         ),
         (
             "other tool",
@@ -257,7 +282,12 @@ async fn bad_states_are_invalid_params() {
     // Replayed against a prompt.
     let resp = send(
         &a,
-        request(9, "prompts/get", json!({"name": "greet", "requestState": state}), &all_caps()),
+        request(
+            9,
+            "prompts/get",
+            json!({"name": "greet", "requestState": state}),
+            &all_caps(),
+        ),
     )
     .await;
     assert_eq!(resp["error"]["code"], -32602, "{resp}");
@@ -276,7 +306,12 @@ async fn expired_state_is_rejected() {
     r["requestState"] = json!(state);
     let resp = send(&a, request(2, "tools/call", r, &all_caps())).await;
     assert_eq!(resp["error"]["code"], -32602);
-    assert!(resp["error"]["message"].as_str().unwrap().contains("expired"));
+    assert!(
+        resp["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired")
+    );
 }
 
 #[tokio::test]
@@ -294,8 +329,16 @@ async fn missing_answers_are_asked_again_and_extra_keys_ignored() {
     let resp = send(&a, request(2, "tools/call", partial, &all_caps())).await;
     let result = &resp["result"];
     assert_eq!(result["resultType"], "input_required", "{resp}");
-    let keys: Vec<&String> = result["inputRequests"].as_object().unwrap().keys().collect();
-    assert_eq!(keys.len(), 2, "only the two missing inputs are asked again: {keys:?}");
+    let keys: Vec<&String> = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        keys.len(),
+        2,
+        "only the two missing inputs are asked again: {keys:?}"
+    );
     assert!(result["inputRequests"].get("scope").is_none());
     // The third round answers the rest; the roots answer is carried in the sealed state.
     let mut last = args.clone();
@@ -311,7 +354,11 @@ async fn malformed_input_responses_are_invalid_params() {
     let a = server_with(1, None, Arc::default());
     let args = json!({"name": "review", "arguments": {"topic": "safety"}});
     let state = first_state(&a, &args).await;
-    for bad in [json!(12345), json!({"goal": {"action": "maybe"}}), json!({"scope": 7})] {
+    for bad in [
+        json!(12345),
+        json!({"goal": {"action": "maybe"}}),
+        json!({"scope": 7}),
+    ] {
         let mut r = args.clone();
         r["inputResponses"] = bad.clone();
         r["requestState"] = json!(state);
@@ -326,7 +373,12 @@ async fn capability_gating() {
     // Required inputs without the capabilities: -32021 naming all of them.
     let resp = send(
         &a,
-        request(1, "tools/call", json!({"name": "review", "arguments": {"topic": "x"}}), &json!({"sampling": {}})),
+        request(
+            1,
+            "tools/call",
+            json!({"name": "review", "arguments": {"topic": "x"}}),
+            &json!({"sampling": {}}),
+        ),
     )
     .await;
     assert_eq!(resp["error"]["code"], -32021, "{resp}");
@@ -337,16 +389,30 @@ async fn capability_gating() {
     // Optional inputs: only what the client declared is asked.
     let resp = send(
         &a,
-        request(2, "tools/call", json!({"name": "optional"}), &json!({"sampling": {}})),
+        request(
+            2,
+            "tools/call",
+            json!({"name": "optional"}),
+            &json!({"sampling": {}}),
+        ),
     )
     .await;
-    let keys: Vec<&String> = resp["result"]["inputRequests"].as_object().unwrap().keys().collect();
+    let keys: Vec<&String> = resp["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(keys, ["sample"], "{resp}");
     // Nothing declared: the optional tool runs without input.
-    let resp = send(&a, request(3, "tools/call", json!({"name": "optional"}), &json!({}))).await;
+    let resp = send(
+        &a,
+        request(3, "tools/call", json!({"name": "optional"}), &json!({})),
+    )
+    .await;
     assert_eq!(resp["result"]["resultType"], "complete");
     assert_eq!(
-        serde_json::from_str::<Value>(resp["result"]["content"][0]["text"].as_str().unwrap()).unwrap(),
+        serde_json::from_str::<Value>(resp["result"]["content"][0]["text"].as_str().unwrap())
+            .unwrap(),
         json!({"roots": false, "sample": false, "name": false})
     );
 }
@@ -354,7 +420,11 @@ async fn capability_gating() {
 #[tokio::test]
 async fn multi_round_flow_gets_a_new_state_each_round() {
     let a = server_with(1, None, Arc::default());
-    let r1 = send(&a, request(1, "tools/call", json!({"name": "wizard"}), &all_caps())).await;
+    let r1 = send(
+        &a,
+        request(1, "tools/call", json!({"name": "wizard"}), &all_caps()),
+    )
+    .await;
     assert_eq!(r1["result"]["resultType"], "input_required");
     assert!(r1["result"]["inputRequests"]["step1"].is_object());
     let s1 = r1["result"]["requestState"].clone();
@@ -384,17 +454,31 @@ async fn multi_round_flow_gets_a_new_state_each_round() {
     )
     .await;
     assert_eq!(r3["result"]["resultType"], "complete", "{r3}");
-    assert_eq!(r3["result"]["content"][0]["text"], "done after 2 rounds: Some(\"b\")");
+    assert_eq!(
+        r3["result"]["content"][0]["text"],
+        "done after 2 rounds: Some(\"b\")"
+    );
     // Without the elicitation capability the flow cannot ask: -32021.
-    let r = send(&a, request(4, "tools/call", json!({"name": "wizard"}), &json!({}))).await;
+    let r = send(
+        &a,
+        request(4, "tools/call", json!({"name": "wizard"}), &json!({})),
+    )
+    .await;
     assert_eq!(r["error"]["code"], -32021);
-    assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
 }
 
 #[tokio::test]
 async fn prompts_and_resources_use_mrtr_too() {
     let a = server_with(1, None, Arc::default());
-    let p1 = send(&a, request(1, "prompts/get", json!({"name": "greet"}), &all_caps())).await;
+    let p1 = send(
+        &a,
+        request(1, "prompts/get", json!({"name": "greet"}), &all_caps()),
+    )
+    .await;
     assert_eq!(p1["result"]["resultType"], "input_required");
     let p2 = send(
         &a,
@@ -407,11 +491,26 @@ async fn prompts_and_resources_use_mrtr_too() {
         ),
     )
     .await;
-    assert_eq!(p2["result"]["messages"][0]["content"]["text"], "Greet Ada.", "{p2}");
+    assert_eq!(
+        p2["result"]["messages"][0]["content"]["text"], "Greet Ada.",
+        "{p2}"
+    );
 
-    let r1 = send(&a, request(3, "resources/read", json!({"uri": "secret://note"}), &all_caps())).await;
+    let r1 = send(
+        &a,
+        request(
+            3,
+            "resources/read",
+            json!({"uri": "secret://note"}),
+            &all_caps(),
+        ),
+    )
+    .await;
     assert_eq!(r1["result"]["resultType"], "input_required");
-    assert!(r1["result"].get("ttlMs").is_none(), "input_required carries no caching hints");
+    assert!(
+        r1["result"].get("ttlMs").is_none(),
+        "input_required carries no caching hints"
+    );
     let r2 = send(
         &a,
         request(
@@ -424,5 +523,8 @@ async fn prompts_and_resources_use_mrtr_too() {
     )
     .await;
     assert_eq!(r2["result"]["contents"][0]["text"], "the note", "{r2}");
-    assert!(r2["result"]["ttlMs"].is_u64(), "a final read still carries caching hints");
+    assert!(
+        r2["result"]["ttlMs"].is_u64(),
+        "a final read still carries caching hints"
+    );
 }

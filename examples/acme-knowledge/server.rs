@@ -153,7 +153,9 @@ pub fn get_document(
 ) -> Result<String, String> {
     match store.get(&document_id) {
         Some(d) => Ok(format!("# {}\n\n{}", d.title, d.body)),
-        None => Err(format!("No authorized document has the id `{document_id}`.")),
+        None => Err(format!(
+            "No authorized document has the id `{document_id}`."
+        )),
     }
 }
 

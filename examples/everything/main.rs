@@ -36,7 +36,9 @@ pub fn build() -> Result<Server, BuildError> {
     let server = Server::builder()
         .name("mcp-everything")
         .version(env!("CARGO_PKG_VERSION"))
-        .instructions("Conformance fixtures: every tool, resource and prompt is named test_*.")
+        .instructions(
+            "Fixtures of the MCP conformance suite: each tool, resource and prompt demonstrates one protocol feature.",
+        )
         .list_changed(true)
         .logging(true)
         .state(live.clone())
@@ -85,7 +87,7 @@ pub fn build() -> Result<Server, BuildError> {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let server =
-        build().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let server = build()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
     server.run().await
 }
