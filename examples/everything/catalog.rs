@@ -1,7 +1,7 @@
 //! `test://` resources, a resource template, the prompts, and argument completion.
 
 use crate::content::PNG_BASE64;
-use mcp_runtime::protocol::{Content, PromptMessage, ResourceBody, ResourceContents, Role};
+use mcp_runtime::protocol::{Content, PromptMessage, ResourceContents, Role};
 use mcp_runtime::{prompt, resource};
 
 /// A static text resource.
@@ -17,10 +17,7 @@ pub fn static_text() -> &'static str {
     mime_type = "image/png"
 )]
 pub fn static_binary() -> ResourceContents {
-    // The bytes are already base64: put them in the `blob` member as they are.
-    let mut contents = ResourceContents::text("test://static-binary", "");
-    contents.body = ResourceBody::Blob(PNG_BASE64.to_owned());
-    contents
+    ResourceContents::blob_base64("test://static-binary", PNG_BASE64)
 }
 
 /// A text resource whose contents could change.

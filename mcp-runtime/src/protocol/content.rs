@@ -189,6 +189,21 @@ impl ResourceContents {
             meta: None,
         }
     }
+    /// Binary contents already encoded as base64.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::ResourceContents;
+    /// let c = ResourceContents::blob_base64("test://b", "AAEC");
+    /// assert_eq!(serde_json::to_value(&c).unwrap()["blob"], "AAEC");
+    /// ```
+    pub fn blob_base64(uri: impl Into<String>, base64: impl Into<String>) -> Self {
+        ResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            body: ResourceBody::Blob(base64.into()),
+            meta: None,
+        }
+    }
     /// Sets the MIME type.
     #[must_use]
     pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
