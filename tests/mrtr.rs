@@ -2,6 +2,8 @@
 //! `requestState` is sealed and bound, capability gating, multi-round flows, and MRTR on
 //! `prompts/get` and `resources/read`.
 
+mod common;
+
 use mcp_runtime::mrtr::InputSet;
 use mcp_runtime::{
     Ask, Elicitation, KeyRing, McpError, Prompt, PromptOutcome, Resource, ResourceOutcome, Roots,
@@ -31,11 +33,18 @@ fn request(id: i64, method: &str, params: Value, caps: &Value) -> Vec<u8> {
         .unwrap()
 }
 
+/// Sends one request in-process and validates the answer against the 2026-07-28 schema.
 async fn send(server: &Server, body: Vec<u8>) -> Value {
     let call = server
         .handle_message(&body, Default::default())
         .expect("a request gets a response");
-    serde_json::from_slice(&call.response().await.body).unwrap()
+    let answer: Value = serde_json::from_slice(&call.response().await.body).unwrap();
+    let sent: Value = serde_json::from_slice(&body).unwrap();
+    common::assert_response_valid(sent["method"].as_str().unwrap(), &answer);
+    if answer["result"]["resultType"] == "input_required" {
+        common::assert_input_required(&answer["result"]);
+    }
+    answer
 }
 
 fn review_tool(runs: Arc<AtomicUsize>) -> Tool {
