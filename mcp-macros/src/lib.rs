@@ -1,19 +1,200 @@
-//! Attribute macros of the MCP server framework. Use them through `mcp_runtime`.
+//! Attribute macros of the MCP server framework: `#[tool]`, `#[resource]`, `#[prompt]` and
+//! `#[derive(ElicitForm)]`.
+//!
+//! Use them through `mcp_runtime` (`use mcp_runtime::tool;`): the generated code names only
+//! `::mcp_runtime::__private`, so a server depends on `mcp-runtime` alone. Every macro keeps the
+//! annotated function as written (callable from your own code and tests) and adds, next to it,
+//! a registration collected by `Server::from_inventory()` and a same-named *handle* struct for
+//! explicit registration (`Server::builder().tool(add {})`).
+//!
+//! Mistakes are compile errors at the narrowest span, all reported at once; the function is
+//! still emitted so the rest of the crate keeps compiling.
+
+mod attr;
+mod check;
+mod common;
+mod ctxt;
+mod docs;
+mod expand;
+mod fallback;
+mod model;
+mod paths;
 
 use proc_macro::TokenStream;
 
-/// Placeholder.
+/// Turns a function into an MCP tool.
+///
+/// ```ignore
+/// use mcp_runtime::{tool, Json, Progress};
+///
+/// /// Add two integers.
+/// /// Use only for arithmetic addition.
+/// #[tool(annotations(read_only, open_world = false))]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// /// Search documents the connected user is authorized to read.
+/// #[tool]
+/// async fn search_private_docs(
+///     /// Words to look for.
+///     #[schemars(length(min = 3))] query: String,
+///     limit: i64,
+///     progress: Progress,
+/// ) -> Result<Json<Matches>, SearchError> { /* ... */ }
+/// ```
+///
+/// # Arguments of the attribute
+///
+/// | argument | meaning | default |
+/// |---|---|---|
+/// | `name = "..."` | the tool's name: 1–64 characters of `[A-Za-z0-9_.-]`, checked at compile time | the function's name |
+/// | `title = "..."` | display title | none |
+/// | `description = "..."` | description for the model | the `///` doc comment (lines joined, paragraphs kept) |
+/// | `annotations(read_only, destructive = false, idempotent, open_world = false, title = "...")` | behaviour hints; a bare flag means `true` | none |
+/// | `icon(src = "...", mime_type = "...", sizes = "48x48 96x96", theme = "dark")` | an icon; repeat for several | none |
+/// | `meta = <expr>` | `_meta` of the listing: an expression giving a JSON object, like `serde_json::json!({...})` | none |
+/// | `crate = path` | where `mcp_runtime` is, if renamed | `::mcp_runtime` |
+///
+/// # Parameters
+///
+/// Each parameter is one of:
+///
+/// * a **JSON argument** (the default): a property of the `inputSchema`, deserialized with serde.
+///   Its type must implement `Deserialize` and `JsonSchema`. `///` on the parameter becomes the
+///   property's `description`; `#[serde(...)]` and `#[schemars(...)]` are applied to the
+///   property (`#[serde(rename = "documentId")]`, `#[schemars(length(min = 3))]`,
+///   `#[schemars(regex(pattern = "^doc_"))]`, `#[schemars(range(min = 1, max = 50))]`);
+///   `Option<T>` is not required. Unknown properties are rejected.
+/// * a **context extractor**: `RequestContext`, `Progress`, `Logger`, `CancellationToken`,
+///   `State<T>`, `Caller`, `Option<Caller>` are recognized by type; any other type implementing
+///   `FromContext` needs `#[ctx]`. `#[arg]` forces a parameter to be a JSON argument.
+/// * a **client input** (MRTR): `#[roots] r: Roots`,
+///   `#[sample(prompt = "...", max_tokens = 80, system_prompt = "...")] s: Sampled`,
+///   `#[elicit(message = "...")] e: Elicitation<Form>`, each with an optional `key = "..."`
+///   (default: the parameter name); wrapped in `Option` when the input is optional.
+///
+/// # Return type
+///
+/// Anything implementing `IntoToolResult`: text-like values, content blocks, `Json<T>` (with an
+/// `outputSchema`), `Structured<T>`, `CallToolResult`, `()`, or a `Result` of one of these
+/// (`Err` becomes an `isError: true` result). The function may be `async`; its future must be
+/// `Send`.
 #[proc_macro_attribute]
-pub fn tool(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::tool::expand(args.into(), item.into()).into()
 }
-/// Placeholder.
+
+/// Turns a function into an MCP resource (fixed URI) or resource template (RFC 6570).
+///
+/// ```ignore
+/// use mcp_runtime::resource;
+///
+/// /// Service configuration.
+/// #[resource("config://service", mime_type = "application/json", cache(ttl_ms = 30000, scope = "private"))]
+/// fn service_config() -> String {
+///     r#"{"region":"local"}"#.into()
+/// }
+///
+/// #[resource("docs://{id}/text", name = "document", complete(id = ["doc_1", "doc_2"]))]
+/// async fn document(id: String) -> Result<String, std::io::Error> { /* ... */ }
+/// ```
+///
+/// # Arguments of the attribute
+///
+/// | argument | meaning | default |
+/// |---|---|---|
+/// | `"scheme://..."` (first) | the URI, or a template with `{var}` / `{+var}` variables | required |
+/// | `name = "..."` | the resource's name | the function's name |
+/// | `title = "..."` | display title | none |
+/// | `description = "..."` | description | the `///` doc comment |
+/// | `mime_type = "..."` | MIME type of the contents | none |
+/// | `size = N` | size in bytes (fixed URIs only) | none |
+/// | `icon(src = "...", mime_type = "...", sizes = "...", theme = "...")` | an icon; repeatable | none |
+/// | `cache(ttl_ms = N, scope = "public" \| "private")` | caching hint of `resources/read` results | the server's |
+/// | `complete(var = path::to::async_fn, other = ["a", "b"])` | completions of template variables | none |
+/// | `crate = path` | where `mcp_runtime` is, if renamed | `::mcp_runtime` |
+///
+/// Every template variable must be a parameter of the function, parsed with `FromStr`
+/// (`Option<T>` when it may be empty), and every other parameter must be a context extractor or
+/// a client input. The function returns `IntoResourceResult`: `String` (text), `Vec<u8>`
+/// (base64 blob), `ResourceContents`, or a `Result` of one of these.
 #[proc_macro_attribute]
-pub fn resource(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::resource::expand(args.into(), item.into()).into()
 }
-/// Placeholder.
+
+/// Turns a function into an MCP prompt.
+///
+/// ```ignore
+/// use mcp_runtime::prompt;
+///
+/// /// Create a source-grounded briefing for a named audience.
+/// #[prompt(title = "Draft a policy briefing", complete(audience = ["support managers", "legal"]))]
+/// fn draft_policy_brief(
+///     /// Who will read the briefing
+///     audience: String,
+///     /// How many words at most
+///     words: Option<u32>,
+/// ) -> String {
+///     format!("Draft a concise briefing for {audience}.")
+/// }
+/// ```
+///
+/// # Arguments of the attribute
+///
+/// | argument | meaning | default |
+/// |---|---|---|
+/// | `name = "..."` | the prompt's name | the function's name |
+/// | `title = "..."` | display title | none |
+/// | `description = "..."` | description | the `///` doc comment |
+/// | `icon(...)` | an icon; repeatable | none |
+/// | `complete(arg = path::to::async_fn, other = ["a", "b"])` | completions of arguments | none |
+/// | `crate = path` | where `mcp_runtime` is, if renamed | `::mcp_runtime` |
+///
+/// Arguments arrive as strings and are parsed with `FromStr` (a parse failure is a `-32602`
+/// error naming the argument); `Option<T>` arguments are not required; `///` on a parameter is
+/// the argument's description. Context extractors and client inputs work as for `#[tool]`. The
+/// function returns `IntoPromptResult`: `String` (one user message), `PromptMessage`,
+/// `Vec<PromptMessage>`, `GetPromptResult`, or a `Result` of one of these.
 #[proc_macro_attribute]
-pub fn prompt(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::prompt::expand(args.into(), item.into()).into()
+}
+
+/// Derives `ElicitForm` (for a struct of flat fields: the form's `requestedSchema`) or
+/// `FormField` (for a fieldless enum: a string choice).
+///
+/// ```ignore
+/// use mcp_runtime::ElicitForm;
+///
+/// #[derive(serde::Deserialize, ElicitForm)]
+/// struct ReviewGoal {
+///     /// What matters most in this review.
+///     #[form(title = "Goal", min_length = 3)]
+///     goal: String,
+///     #[form(format = "email")]
+///     notify: Option<String>,
+///     depth: Depth,
+/// }
+///
+/// #[derive(serde::Deserialize, ElicitForm)]
+/// enum Depth { Quick, #[form(rename = "thorough")] Thorough }
+/// ```
+///
+/// | field attribute | schema keyword |
+/// |---|---|
+/// | `title = "..."` | `title` |
+/// | `description = "..."` (default: `///`) | `description` |
+/// | `min_length = N`, `max_length = N` | `minLength`, `maxLength` |
+/// | `minimum = X`, `maximum = X` | `minimum`, `maximum` |
+/// | `format = "email" \| "uri" \| "date" \| "date-time"` | `format` |
+/// | `rename = "..."` (also read from `#[serde(rename = "...")]`) | the property name |
+///
+/// Every field type must implement `FormField` (strings, numbers, booleans, fieldless enums
+/// deriving `ElicitForm`, and `Option` of these): nested objects and arrays are rejected at the
+/// field. Derive `serde::Deserialize` on the type yourself.
+#[proc_macro_derive(ElicitForm, attributes(form))]
+pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
+    expand::form::expand(input.into()).into()
 }

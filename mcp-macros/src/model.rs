@@ -6,11 +6,21 @@ use crate::ctxt::Ctxt;
 use crate::docs;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, GenericArgument, Ident, ItemFn, LitInt, LitStr, Meta, Pat, PathArguments, Type};
+use syn::{
+    Attribute, FnArg, GenericArgument, Ident, ItemFn, LitInt, LitStr, Meta, Pat, PathArguments,
+    Type,
+};
 
 /// Extractor types recognized without `#[ctx]` (last path segment). The list is closed: any
 /// other context value needs `#[ctx]`. The trait bound `FromContext` is checked regardless.
-const CONTEXT_TYPES: &[&str] = &["RequestContext", "Progress", "Logger", "CancellationToken", "State", "Caller"];
+const CONTEXT_TYPES: &[&str] = &[
+    "RequestContext",
+    "Progress",
+    "Logger",
+    "CancellationToken",
+    "State",
+    "Caller",
+];
 
 /// Parameter attributes understood (and removed) by the macros.
 const PARAM_ATTRS: &[&str] = &["ctx", "arg", "roots", "sample", "elicit"];
@@ -64,6 +74,7 @@ pub(crate) struct Param {
     pub(crate) span: Span,
 }
 
+#[allow(clippy::large_enum_variant)] // a few short-lived values per macro call
 pub(crate) enum ParamKind {
     /// A JSON argument (tools), template variable (resources) or prompt argument.
     Argument,
@@ -81,6 +92,7 @@ pub(crate) struct Input {
     pub(crate) optional: bool,
 }
 
+#[allow(clippy::large_enum_variant)] // a few short-lived values per macro call
 pub(crate) enum InputKind {
     Roots,
     Sample {
@@ -107,7 +119,10 @@ pub(crate) fn strip(item: &mut ItemFn) {
 
 fn is_helper_attr(attr: &Attribute) -> bool {
     let p = attr.path();
-    docs::is_doc(attr) || p.is_ident("serde") || p.is_ident("schemars") || PARAM_ATTRS.iter().any(|n| p.is_ident(n))
+    docs::is_doc(attr)
+        || p.is_ident("serde")
+        || p.is_ident("schemars")
+        || PARAM_ATTRS.iter().any(|n| p.is_ident(n))
 }
 
 /// `T` when `ty` is `Option<T>` (by its last path segment).
@@ -138,7 +153,9 @@ fn generic_arg_of<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
 
 fn last_segment(ty: &Type) -> Option<String> {
     match ty {
-        Type::Path(tp) if tp.qself.is_none() => tp.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Path(tp) if tp.qself.is_none() => {
+            tp.path.segments.last().map(|s| s.ident.to_string())
+        }
         _ => None,
     }
 }
@@ -239,7 +256,10 @@ impl Param {
             if let Some(t) = find_impl_trait(&ty) {
                 cx.error_spanned_by(
                     t,
-                    format!("a {} cannot have an `impl Trait` type: use a concrete type", kind.argument_noun()),
+                    format!(
+                        "a {} cannot have an `impl Trait` type: use a concrete type",
+                        kind.argument_noun()
+                    ),
                 );
             }
         } else if !forwarded.is_empty() {
@@ -300,7 +320,10 @@ fn parse_input(cx: &Ctxt, a: &Attribute, which: &str, name: &str, ty: &Type) -> 
         Meta::Path(_) => Vec::new(),
         Meta::List(_) => attr::nested(cx, &a.meta),
         Meta::NameValue(_) => {
-            cx.error_spanned_by(a, format!("write `#[{which}(...)]`, not `#[{which} = ...]`"));
+            cx.error_spanned_by(
+                a,
+                format!("write `#[{which}(...)]`, not `#[{which} = ...]`"),
+            );
             Vec::new()
         }
     };
@@ -328,9 +351,15 @@ fn parse_input(cx: &Ctxt, a: &Attribute, which: &str, name: &str, ty: &Type) -> 
             _ => message.set(cx, m, attr::string(cx, m)),
         }
     }
-    let key = key.get().map(|k| k.value()).unwrap_or_else(|| name.to_owned());
+    let key = key
+        .get()
+        .map(|k| k.value())
+        .unwrap_or_else(|| name.to_owned());
     if key.is_empty() {
-        cx.error_spanned_by(a, format!("this `#[{which}]` parameter needs a name: add `key = \"...\"`"));
+        cx.error_spanned_by(
+            a,
+            format!("this `#[{which}]` parameter needs a name: add `key = \"...\"`"),
+        );
     }
     let optional_inner = option_inner(ty);
     let optional = optional_inner.is_some();
@@ -355,7 +384,10 @@ fn parse_input(cx: &Ctxt, a: &Attribute, which: &str, name: &str, ty: &Type) -> 
         _ => {
             let message = message.get();
             if message.is_none() {
-                cx.error_spanned_by(a, "`#[elicit]` needs the question to ask: add `message = \"...\"`");
+                cx.error_spanned_by(
+                    a,
+                    "`#[elicit]` needs the question to ask: add `message = \"...\"`",
+                );
             }
             InputKind::Elicit {
                 message: message.unwrap_or_else(|| LitStr::new("", a.span())),
@@ -363,5 +395,9 @@ fn parse_input(cx: &Ctxt, a: &Attribute, which: &str, name: &str, ty: &Type) -> 
             }
         }
     };
-    Input { kind, key, optional }
+    Input {
+        kind,
+        key,
+        optional,
+    }
 }

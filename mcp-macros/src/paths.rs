@@ -44,6 +44,9 @@ mod tests {
     #[test]
     fn crate_strings() {
         let p = super::Paths::new(None);
-        assert_eq!(p.private_crate_str("serde"), "::mcp_runtime::__private::serde");
+        assert_eq!(
+            p.private_crate_str("serde"),
+            "::mcp_runtime::__private::serde"
+        );
     }
 }

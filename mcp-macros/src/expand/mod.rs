@@ -1,0 +1,291 @@
+//! Code generation, one module per macro. Everything generated is named through
+//! `::mcp_runtime::__private` and sits inside `const _: () = { ... };`.
+
+pub(crate) mod form;
+pub(crate) mod prompt;
+pub(crate) mod resource;
+pub(crate) mod tool;
+
+use crate::common::{CompletionSource, IconSpec};
+use crate::model::{Function, InputKind, ParamKind};
+use crate::paths::Paths;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// Lints silenced on generated items.
+pub(crate) fn allows() -> TokenStream {
+    quote! {
+        #[allow(
+            non_camel_case_types,
+            non_snake_case,
+            unused_qualifications,
+            unused_variables,
+            unused_mut,
+            dead_code,
+            missing_docs,
+            unreachable_code,
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery
+        )]
+    }
+}
+
+/// A local trait, defined in each generated `const _` block, through which string-typed
+/// parameters (template variables, prompt arguments) are parsed. Its bound is spanned at the
+/// parameter's type, so a type that is not `FromStr` gets one error there, worded for `noun`.
+pub(crate) fn from_str_trait(noun: &str) -> TokenStream {
+    let message = format!("`{{Self}}` cannot be a {noun}");
+    let label = format!("a {noun} arrives as a string and is parsed with `FromStr`");
+    let note = "use `String`, a number, `bool`, or a type implementing `std::str::FromStr` whose `Err` implements `Display`";
+    quote! {
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        trait __McpFromStr: ::core::marker::Sized {
+            fn __mcp_parse(s: &str) -> ::core::result::Result<Self, ::std::string::String>;
+        }
+        impl<T> __McpFromStr for T
+        where
+            T: ::core::str::FromStr,
+            <T as ::core::str::FromStr>::Err: ::core::fmt::Display,
+        {
+            fn __mcp_parse(s: &str) -> ::core::result::Result<Self, ::std::string::String> {
+                <T as ::core::str::FromStr>::from_str(s).map_err(|e| ::std::string::ToString::to_string(&e))
+            }
+        }
+    }
+}
+
+/// A local trait through which each JSON argument's type is projected in the arguments struct:
+/// a type that is not `Deserialize + JsonSchema` fails there, once, at the parameter's type,
+/// instead of in every method the derives generate.
+pub(crate) fn argument_trait(paths: &Paths) -> TokenStream {
+    let p = paths.private();
+    quote! {
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` cannot be a tool argument",
+            label = "tool arguments must implement `serde::Deserialize` and `schemars::JsonSchema`",
+            note = "derive `Deserialize` and `JsonSchema` for it, or, if it is a context value such as a progress reporter, mark the parameter with `#[ctx]`"
+        )]
+        trait __McpArgument {
+            type Type;
+        }
+        impl<T: #p::ToolArgument> __McpArgument for T {
+            type Type = T;
+        }
+    }
+}
+
+/// The local holding the value of parameter `i`.
+pub(crate) fn local(i: usize) -> Ident {
+    format_ident!("__mcp_p{}", i)
+}
+
+/// `pub struct add {}` (emitted beside the function) and its `IntoPrimitive` impl (emitted inside
+/// the `const _` block, next to the build function it calls).
+pub(crate) fn handle(
+    paths: &Paths,
+    func: &Function,
+    what: &str,
+    build: &Ident,
+) -> (TokenStream, TokenStream) {
+    let p = paths.private();
+    let vis = &func.item.vis;
+    let ident = &func.item.sig.ident;
+    let method = match what {
+        "tool" => "tool",
+        "prompt" => "prompt",
+        _ => "resource",
+    };
+    let doc = format!(
+        "Registration handle of the `{ident}` {what}: `Server::builder().{method}({ident} {{}})`."
+    );
+    let def = quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident {}
+    };
+    let imp = quote! {
+        impl #p::IntoPrimitive for #ident {
+            fn into_primitive(self) -> #p::Primitive {
+                #build()
+            }
+        }
+    };
+    (def, imp)
+}
+
+/// `inventory::submit!` of the item.
+pub(crate) fn registration(paths: &Paths, kind: u8, key: &str, build: &Ident) -> TokenStream {
+    let p = paths.private();
+    quote! {
+        #p::inventory::submit! {
+            #p::Registration::new(#kind, #key, #build, ::core::file!(), ::core::line!(), ::core::column!())
+        }
+    }
+}
+
+/// `Icon::new(src).mime_type(..).sizes([..]).theme(..)`.
+pub(crate) fn icon(paths: &Paths, icon: &IconSpec) -> TokenStream {
+    let proto = paths.protocol();
+    let src = &icon.src;
+    let mut t = quote!(#proto::Icon::new(#src));
+    if let Some(m) = &icon.mime_type {
+        t = quote!(#t.mime_type(#m));
+    }
+    if !icon.sizes.is_empty() {
+        let sizes = &icon.sizes;
+        t = quote!(#t.sizes([#(#sizes),*]));
+    }
+    if let Some(th) = &icon.theme {
+        t = quote!(#t.theme(#th));
+    }
+    t
+}
+
+/// A `Completer` expression.
+pub(crate) fn completer(paths: &Paths, source: &CompletionSource) -> TokenStream {
+    let c = paths.completer();
+    match source {
+        CompletionSource::Function(path) => quote_spanned!(path.span()=> #c::new(#path)),
+        CompletionSource::Values(values) => {
+            let elems = values.elems.iter();
+            quote!(#c::from_values([#(#elems),*]))
+        }
+    }
+}
+
+/// `Option<Map>`-valued `meta` expression applied to a builder named `b`.
+pub(crate) fn meta(paths: &Paths, builder: &Ident, expr: &syn::Expr) -> TokenStream {
+    let p = paths.private();
+    quote_spanned! {expr.span()=>
+        if let #p::serde_json::Value::Object(__mcp_meta) =
+            ::core::convert::Into::<#p::serde_json::Value>::into(#expr)
+        {
+            #builder = #builder.meta(__mcp_meta);
+        }
+    }
+}
+
+/// Bindings of the context and client-input parameters, given the request context expression
+/// and the outcome type used to answer `input_required`.
+pub(crate) fn context_and_inputs(
+    paths: &Paths,
+    func: &Function,
+    context: &TokenStream,
+    outcome: &TokenStream,
+) -> TokenStream {
+    let p = paths.private();
+    let mut out = TokenStream::new();
+    for (i, param) in func.params.iter().enumerate() {
+        if let ParamKind::Context = param.kind {
+            let l = local(i);
+            let ty = &param.ty;
+            let extract = quote_spanned!(ty.span()=> <#ty as #p::FromContext>::from_context);
+            out.extend(quote!(let #l = #extract(#context)?;));
+        }
+    }
+    let inputs: Vec<_> = func
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, param)| match &param.kind {
+            ParamKind::Input(input) => Some((i, param, input)),
+            _ => None,
+        })
+        .collect();
+    if inputs.is_empty() {
+        return out;
+    }
+    out.extend(quote!(let mut __mcp_inputs = #p::InputSet::new(#context)?;));
+    for (i, param, input) in &inputs {
+        let slot = format_ident!("__mcp_s{}", i);
+        let key = &input.key;
+        let required = !input.optional;
+        let ask = match &input.kind {
+            InputKind::Roots => quote!(__mcp_inputs.roots(#key, #required)),
+            InputKind::Sample {
+                prompt,
+                max_tokens,
+                system_prompt,
+            } => {
+                let system = match system_prompt {
+                    Some(s) => quote!(::core::option::Option::Some(#s)),
+                    None => quote!(::core::option::Option::None::<&str>),
+                };
+                quote!(__mcp_inputs.sample(#key, #required, #p::sample_params(#prompt, #max_tokens, #system)))
+            }
+            InputKind::Elicit { message, form } => {
+                let form = match form {
+                    Some(t) => quote!(#t),
+                    None => quote!(_),
+                };
+                quote_spanned!(param.ty.span()=> __mcp_inputs.elicit::<#form>(#key, #required, #message))
+            }
+        };
+        out.extend(quote!(let #slot = #ask;));
+    }
+    out.extend(quote! {
+        if let ::core::option::Option::Some(__mcp_ask) = __mcp_inputs.finish()? {
+            return ::core::result::Result::Ok(#outcome::InputRequired(__mcp_ask));
+        }
+    });
+    for (i, _, input) in &inputs {
+        let slot = format_ident!("__mcp_s{}", i);
+        let l = local(*i);
+        if input.optional {
+            out.extend(quote!(let #l = __mcp_inputs.take_optional(#slot)?;));
+        } else {
+            out.extend(quote!(let #l = __mcp_inputs.take(#slot)?;));
+        }
+    }
+    out
+}
+
+/// Calls the user's function with every parameter's local and binds the result to `__mcp_out`.
+/// An async function's future is boxed as `Send` right at the call, spanned at the function, so
+/// a non-`Send` future is reported there (and only there).
+pub(crate) fn call(paths: &Paths, func: &Function) -> TokenStream {
+    let p = paths.private();
+    let ident = &func.item.sig.ident;
+    let locals = (0..func.params.len()).map(local);
+    if func.is_async() {
+        let span = ident.span();
+        let boxed = quote_spanned! {span=>
+            let __mcp_fut: #p::BoxFuture<'static, _> = #p::std::boxed::Box::pin(#ident(#(#locals),*));
+        };
+        quote! {
+            #boxed
+            let __mcp_out = __mcp_fut.await;
+        }
+    } else {
+        quote!(let __mcp_out = #ident(#(#locals),*);)
+    }
+}
+
+/// The declared return type, if it can be named (not `impl Trait`).
+pub(crate) fn return_type(func: &Function) -> Option<TokenStream> {
+    match &func.item.sig.output {
+        syn::ReturnType::Default => Some(quote!(())),
+        syn::ReturnType::Type(_, ty) => {
+            if contains_impl_trait(ty) {
+                None
+            } else {
+                Some(quote!(#ty))
+            }
+        }
+    }
+}
+
+fn contains_impl_trait(ty: &syn::Type) -> bool {
+    ty_tokens_have_impl(&quote!(#ty))
+}
+
+fn ty_tokens_have_impl(ts: &TokenStream) -> bool {
+    ts.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "impl",
+        proc_macro2::TokenTree::Group(g) => ty_tokens_have_impl(&g.stream()),
+        _ => false,
+    })
+}

@@ -1,0 +1,12 @@
+//! Compile-fail and compile-pass tests of the macros (trybuild). The `.stderr` files are checked
+//! in; they are pinned to the 1.95 stable toolchain because rustc's wording changes between
+//! releases. Regenerate with `TRYBUILD=overwrite cargo test -p mcp-examples --test macros_ui`
+//! and read every message: each must say what is wrong and how to fix it.
+
+#[rustversion::stable(1.95)]
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.pass("tests/ui/*/pass/*.rs");
+    t.compile_fail("tests/ui/*/fail/*.rs");
+}

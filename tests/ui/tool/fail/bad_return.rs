@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+struct Sum(i64);
+
+#[tool]
+fn add(a: i64, b: i64) -> Sum {
+    Sum(a + b)
+}
+
+fn main() {}
