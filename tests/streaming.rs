@@ -9,8 +9,7 @@ use common::{assert_message_valid, call, headers_for, request, spawn_http, withi
 use http_body_util::BodyExt;
 use mcp_runtime::protocol::LoggingLevel;
 use mcp_runtime::{
-    CancellationToken, Logger, NoArguments, Progress, Prompt, PrimitiveKind, Resource, Server,
-    Tool,
+    CancellationToken, Logger, NoArguments, PrimitiveKind, Progress, Prompt, Resource, Server, Tool,
 };
 use serde_json::{Value, json};
 use std::net::SocketAddr;
@@ -50,7 +49,9 @@ impl Stream {
             req = req.header(k, v);
         }
         let req = req
-            .body(http_body_util::Full::new(Bytes::from(serde_json::to_vec(body).unwrap())))
+            .body(http_body_util::Full::new(Bytes::from(
+                serde_json::to_vec(body).unwrap(),
+            )))
             .unwrap();
         let resp = sender.send_request(req).await.expect("response");
         Stream {
@@ -98,7 +99,9 @@ impl Stream {
     }
 
     async fn expect(&mut self, what: &str) -> Value {
-        within(what, self.next()).await.unwrap_or_else(|| panic!("stream ended before {what}"))
+        within(what, self.next())
+            .await
+            .unwrap_or_else(|| panic!("stream ended before {what}"))
     }
 }
 
@@ -143,13 +146,15 @@ fn server(signal: mpsc::UnboundedSender<&'static str>) -> Server {
             tokio::time::sleep(Duration::from_secs(5)).await;
             "too late"
         }))
-        .tool(Tool::new("chatty").handler(|_: NoArguments, cx| async move {
-            let log: Logger = cx.logger().named("chatty");
-            log.debug("debug detail");
-            log.log(LoggingLevel::Warning, json!({"note": "warning"}));
-            log.error("failure");
-            "logged"
-        }))
+        .tool(
+            Tool::new("chatty").handler(|_: NoArguments, cx| async move {
+                let log: Logger = cx.logger().named("chatty");
+                log.debug("debug detail");
+                log.log(LoggingLevel::Warning, json!({"note": "warning"}));
+                log.error("failure");
+                "logged"
+            }),
+        )
         .tool(Tool::new("spare").handler(|_: NoArguments, _| async { "spare" }))
         .prompt(Prompt::new("hello").handler(|_| async { "Say hello." }))
         .resource(Resource::new("file:///watched", "watched").handler(|_| async { "w" }))
@@ -170,7 +175,11 @@ fn call_body(id: i64, tool: &str, meta_extra: Value) -> Value {
 async fn progress_goes_on_sse_only_when_asked() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let http = spawn_http(server(tx)).await;
-    let resp = call(&http.url(), &call_body(1, "count", json!({"progressToken": "p-1"}))).await;
+    let resp = call(
+        &http.url(),
+        &call_body(1, "count", json!({"progressToken": "p-1"})),
+    )
+    .await;
     assert_eq!(resp.content_type(), "text/event-stream");
     assert_eq!(resp.header("x-accel-buffering"), Some("no"));
     let messages = resp.messages();
@@ -182,11 +191,22 @@ async fn progress_goes_on_sse_only_when_asked() {
             m["params"]["progress"].as_f64().unwrap()
         })
         .collect();
-    assert_eq!(progress, [0.0, 1.0, 2.0], "strictly increasing, repeats dropped");
-    assert_eq!(messages.last().unwrap()["result"]["content"][0]["text"], "counted");
+    assert_eq!(
+        progress,
+        [0.0, 1.0, 2.0],
+        "strictly increasing, repeats dropped"
+    );
+    assert_eq!(
+        messages.last().unwrap()["result"]["content"][0]["text"],
+        "counted"
+    );
 
     let resp = call(&http.url(), &call_body(2, "count", json!({}))).await;
-    assert_eq!(resp.content_type(), "application/json", "no token, no notifications, plain JSON");
+    assert_eq!(
+        resp.content_type(),
+        "application/json",
+        "no token, no notifications, plain JSON"
+    );
     assert_eq!(resp.messages().len(), 1);
 }
 
@@ -196,7 +216,11 @@ async fn log_messages_respect_the_requested_level() {
     let http = spawn_http(server(tx)).await;
     let resp = call(
         &http.url(),
-        &call_body(1, "chatty", json!({"io.modelcontextprotocol/logLevel": "warning"})),
+        &call_body(
+            1,
+            "chatty",
+            json!({"io.modelcontextprotocol/logLevel": "warning"}),
+        ),
     )
     .await;
     let levels: Vec<String> = resp
@@ -207,10 +231,18 @@ async fn log_messages_respect_the_requested_level() {
         .collect();
     assert_eq!(levels, ["warning", "error"]);
     let resp = call(&http.url(), &call_body(2, "chatty", json!({}))).await;
-    assert_eq!(resp.messages().len(), 1, "no logLevel, no notifications/message");
+    assert_eq!(
+        resp.messages().len(),
+        1,
+        "no logLevel, no notifications/message"
+    );
     let resp = call(
         &http.url(),
-        &call_body(3, "chatty", json!({"io.modelcontextprotocol/logLevel": "loud"})),
+        &call_body(
+            3,
+            "chatty",
+            json!({"io.modelcontextprotocol/logLevel": "loud"}),
+        ),
     )
     .await;
     assert_eq!(resp.json()["error"]["code"], -32602);
@@ -237,7 +269,10 @@ async fn the_hard_time_limit_answers_and_cancels() {
     let resp = call(&http.url(), &call_body(1, "slow", json!({}))).await;
     let error = &resp.json()["error"];
     assert_eq!(error["code"], -32603);
-    assert!(error["message"].as_str().unwrap().contains("timed out"), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("timed out"),
+        "{error}"
+    );
 }
 
 #[tokio::test]
@@ -257,7 +292,10 @@ async fn listen_stream_acknowledges_then_delivers_only_subscribed_changes() {
     let ack = stream.expect("the acknowledgment").await;
     assert_message_valid("subscriptions/listen", &ack);
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub-1");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
     assert_eq!(
         ack["params"]["notifications"],
         json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///watched"]}),
@@ -268,7 +306,10 @@ async fn listen_stream_acknowledges_then_delivers_only_subscribed_changes() {
     let changed = stream.expect("tools/list_changed").await;
     assert_message_valid("subscriptions/listen", &changed);
     assert_eq!(changed["method"], "notifications/tools/list_changed");
-    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub-1");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
 
     // Not opted in: prompts; not subscribed: file:///other. Then a subscribed update.
     server.notify(mcp_runtime::Change::PromptsListChanged);
@@ -280,9 +321,19 @@ async fn listen_stream_acknowledges_then_delivers_only_subscribed_changes() {
     assert_eq!(updated["params"]["uri"], "file:///watched");
 
     // A disabled tool is gone from the list and unknown to tools/call.
-    let list = call(&http.url(), &request(5, "tools/list", json!({}))).await.json();
-    assert!(list["result"]["tools"].as_array().unwrap().iter().all(|t| t["name"] != "spare"));
-    let resp = call(&http.url(), &call_body(6, "spare", json!({}))).await.json();
+    let list = call(&http.url(), &request(5, "tools/list", json!({})))
+        .await
+        .json();
+    assert!(
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["name"] != "spare")
+    );
+    let resp = call(&http.url(), &call_body(6, "spare", json!({})))
+        .await
+        .json();
     assert_eq!(resp["error"]["code"], -32602);
 }
 
@@ -292,17 +343,26 @@ async fn two_listeners_get_only_their_own_notifications() {
     let server = server(tx);
     let http = spawn_http(server.clone()).await;
     let mut tools = Stream::open(http.addr, &listen(1, json!({"toolsListChanged": true}))).await;
-    let mut prompts = Stream::open(http.addr, &listen(2, json!({"promptsListChanged": true}))).await;
+    let mut prompts =
+        Stream::open(http.addr, &listen(2, json!({"promptsListChanged": true}))).await;
     tools.expect("ack 1").await;
     prompts.expect("ack 2").await;
     server.remove(PrimitiveKind::Prompt, "hello");
-    server.add(Tool::new("late").handler(|_: NoArguments, _| async { "late" })).unwrap();
+    server
+        .add(Tool::new("late").handler(|_: NoArguments, _| async { "late" }))
+        .unwrap();
     let p = prompts.expect("prompts/list_changed").await;
     assert_eq!(p["method"], "notifications/prompts/list_changed");
-    assert_eq!(p["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
+    assert_eq!(
+        p["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        2
+    );
     let t = tools.expect("tools/list_changed").await;
     assert_eq!(t["method"], "notifications/tools/list_changed");
-    assert_eq!(t["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 1);
+    assert_eq!(
+        t["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
     // Graceful shutdown: each stream gets its final result, then ends.
     server.shutdown();
     for (stream, id) in [(&mut tools, json!(1)), (&mut prompts, json!(2))] {
@@ -310,7 +370,10 @@ async fn two_listeners_get_only_their_own_notifications() {
         assert_message_valid("subscriptions/listen", &last);
         assert_eq!(last["id"], id);
         assert_eq!(last["result"]["resultType"], "complete");
-        assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id);
+        assert_eq!(
+            last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            id
+        );
         assert!(within("the stream end", stream.next()).await.is_none());
     }
 }
@@ -334,7 +397,11 @@ async fn idle_listen_streams_get_keepalive_comments_and_do_not_block_others() {
     tokio::time::sleep(Duration::from_millis(350)).await;
     server.notify(mcp_runtime::Change::ToolsListChanged);
     first.expect("tools/list_changed").await;
-    assert!(first.comments >= 2, "saw {} keep-alive comments", first.comments);
+    assert!(
+        first.comments >= 2,
+        "saw {} keep-alive comments",
+        first.comments
+    );
 }
 
 #[tokio::test]
@@ -354,7 +421,10 @@ async fn a_change_on_one_instance_reaches_listeners_on_another_through_the_bus()
     let http_b = spawn_http(b).await;
     let mut stream = Stream::open(http_b.addr, &listen(1, json!({"toolsListChanged": true}))).await;
     stream.expect("ack").await;
-    a.add(Tool::new("u").handler(|_: NoArguments, _| async { "u" })).unwrap();
-    let changed = stream.expect("tools/list_changed from the other instance").await;
+    a.add(Tool::new("u").handler(|_: NoArguments, _| async { "u" }))
+        .unwrap();
+    let changed = stream
+        .expect("tools/list_changed from the other instance")
+        .await;
     assert_eq!(changed["method"], "notifications/tools/list_changed");
 }

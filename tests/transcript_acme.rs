@@ -2,9 +2,9 @@
 //! against the `acme-knowledge` example over real HTTP on 127.0.0.1. Every server→client
 //! envelope must be JSON-equal to the seed's and valid against the 2026-07-28 schema.
 
-mod common;
 #[path = "../examples/acme-knowledge/server.rs"]
 mod acme;
+mod common;
 
 use common::{call, request, shared_path, spawn_http};
 use serde_json::{Value, json};
@@ -38,7 +38,12 @@ async fn all_fourteen_envelopes_replay_exactly() {
         expected.as_object_mut().unwrap().remove("direction");
         let resp = call(&http.url(), &sent).await;
         assert_eq!(resp.status, 200, "{}", sent["method"]);
-        assert_eq!(resp.json(), expected, "answer to {} differs from seed 002", sent["method"]);
+        assert_eq!(
+            resp.json(),
+            expected,
+            "answer to {} differs from seed 002",
+            sent["method"]
+        );
     }
 }
 
@@ -49,7 +54,11 @@ async fn one_broken_path_leaves_the_others_working() {
     // An unknown document is a tool error the model can read, not a crash or protocol error.
     let resp = call(
         &url,
-        &request(1, "tools/call", json!({"name": "get_document", "arguments": {"documentId": "doc_missing"}})),
+        &request(
+            1,
+            "tools/call",
+            json!({"name": "get_document", "arguments": {"documentId": "doc_missing"}}),
+        ),
     )
     .await
     .json();
@@ -57,31 +66,61 @@ async fn one_broken_path_leaves_the_others_working() {
     // A schema violation names the field and the constraint.
     let resp = call(
         &url,
-        &request(2, "tools/call", json!({"name": "get_document", "arguments": {"documentId": "nope"}})),
+        &request(
+            2,
+            "tools/call",
+            json!({"name": "get_document", "arguments": {"documentId": "nope"}}),
+        ),
     )
     .await
     .json();
     assert_eq!(resp["result"]["isError"], true);
     let text = resp["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("documentId") && text.contains("^doc_"), "{text}");
+    assert!(
+        text.contains("documentId") && text.contains("^doc_"),
+        "{text}"
+    );
     // A denied resource path (unknown URI) is -32602 with data.uri ...
-    let resp = call(&url, &request(3, "resources/read", json!({"uri": "acme-knowledge://secret"})))
-        .await
-        .json();
+    let resp = call(
+        &url,
+        &request(
+            3,
+            "resources/read",
+            json!({"uri": "acme-knowledge://secret"}),
+        ),
+    )
+    .await
+    .json();
     assert_eq!(resp["error"]["code"], -32602);
     assert_eq!(resp["error"]["data"]["uri"], "acme-knowledge://secret");
     // ... and everything else keeps answering.
     let resp = call(
         &url,
-        &request(4, "tools/call", json!({"name": "get_document", "arguments": {"documentId": "doc_policy_17"}})),
+        &request(
+            4,
+            "tools/call",
+            json!({"name": "get_document", "arguments": {"documentId": "doc_policy_17"}}),
+        ),
     )
     .await
     .json();
     assert_eq!(resp["result"]["isError"], Value::Null);
-    let resp = call(&url, &request(5, "prompts/get", json!({"name": "draft_policy_brief", "arguments": {"audience": "legal"}})))
-        .await
-        .json();
-    assert!(resp["result"]["messages"][0]["content"]["text"].as_str().unwrap().contains("for legal."));
+    let resp = call(
+        &url,
+        &request(
+            5,
+            "prompts/get",
+            json!({"name": "draft_policy_brief", "arguments": {"audience": "legal"}}),
+        ),
+    )
+    .await
+    .json();
+    assert!(
+        resp["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("for legal.")
+    );
     // The search really searches.
     let resp = call(
         &url,
@@ -89,6 +128,12 @@ async fn one_broken_path_leaves_the_others_working() {
     )
     .await
     .json();
-    assert_eq!(resp["result"]["structuredContent"]["matches"][0]["documentId"], "doc_guide_03");
-    assert_eq!(resp["result"]["content"][0]["text"], "Found 1 authorized passage.");
+    assert_eq!(
+        resp["result"]["structuredContent"]["matches"][0]["documentId"],
+        "doc_guide_03"
+    );
+    assert_eq!(
+        resp["result"]["content"][0]["text"],
+        "Found 1 authorized passage."
+    );
 }

@@ -845,7 +845,7 @@ impl Server {
                     None => {
                         return Err(McpError::invalid_params(
                             "Invalid params: the cursor points at an item that no longer exists; list again from the start",
-                            ));
+                        ));
                     }
                 }
             }
