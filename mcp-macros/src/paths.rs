@@ -23,15 +23,14 @@ impl Paths {
         let k = &self.krate;
         quote!(#k::__private)
     }
-    /// `::mcp_runtime::protocol` (wire types: `Icon`, `ToolAnnotations`, `CacheScope`).
+    /// Where the wire types `Icon`, `ToolAnnotations` and `CacheScope` are named from.
     pub(crate) fn protocol(&self) -> TokenStream {
-        let k = &self.krate;
-        quote!(#k::protocol)
+        self.private()
     }
-    /// `::mcp_runtime::Completer`.
+    /// `Completer`, through the private module.
     pub(crate) fn completer(&self) -> TokenStream {
         let k = &self.krate;
-        quote!(#k::Completer)
+        quote!(#k::__private::Completer)
     }
     /// The path of a re-exported crate as a string, for `#[serde(crate = "...")]`.
     pub(crate) fn private_crate_str(&self, name: &str) -> String {

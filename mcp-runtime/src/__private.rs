@@ -8,7 +8,11 @@ pub use crate::registry::{
     ResourceOutcome, ResourceRead, ToolCall, ToolOutcome,
 };
 pub use crate::server::{IntoPrimitive, Primitive};
-pub use crate::{McpError, Prompt, RequestContext, Resource, ResourceTemplate, Tool};
+pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
+pub use crate::{
+    Completer, CompletionRequest, McpError, Prompt, RequestContext, Resource, ResourceTemplate,
+    Tool,
+};
 pub use inventory;
 pub use schemars;
 pub use serde;

@@ -118,8 +118,10 @@ fn match_parts(parts: &[Part], input: &str, out: &mut HashMap<String, String>) -
             None => false,
         },
         Some((Part::Var { name, reserved }, rest)) => {
-            // Try every split point, shortest first; a simple variable never spans `/`, `?` or `#`.
-            for end in 1..=input.len() {
+            // Try every split point, shortest first; a simple variable is never empty and never
+            // spans `/`, `?` or `#`; a reserved one (`{+var}`) may be empty (RFC 6570).
+            let shortest = usize::from(!*reserved);
+            for end in shortest..=input.len() {
                 if !input.is_char_boundary(end) {
                     continue;
                 }
@@ -172,6 +174,9 @@ mod tests {
         let t = UriTemplate::parse("users://{id}/profile").unwrap();
         assert_eq!(t.matches("users://a%20b/profile").unwrap()["id"], "a b");
         assert!(t.matches("users:///profile").is_none());
+        let t = UriTemplate::parse("items://{id}/detail{+rest}").unwrap();
+        assert_eq!(t.matches("items://3/detail").unwrap()["rest"], "");
+        assert_eq!(t.matches("items://3/detail/a/b").unwrap()["rest"], "/a/b");
         assert!(UriTemplate::parse("x://{a}{b}").is_err());
         assert!(UriTemplate::parse("x://{a").is_err());
         assert!(UriTemplate::parse("x://{a b}").is_err());
