@@ -60,16 +60,16 @@ pub fn test_prompt_with_arguments(
 
 /// A prompt that embeds a resource.
 #[prompt]
-#[allow(non_snake_case)] // the argument is named `resourceUri` on the wire
 pub fn test_prompt_with_embedded_resource(
     /// URI of the resource to embed
-    resourceUri: String,
+    #[serde(rename = "resourceUri")]
+    resource_uri: String,
 ) -> Vec<PromptMessage> {
     vec![
         PromptMessage::new(
             Role::User,
             Content::embedded(
-                ResourceContents::text(resourceUri, "Embedded resource content for testing.")
+                ResourceContents::text(resource_uri, "Embedded resource content for testing.")
                     .mime_type("text/plain"),
             ),
         ),

@@ -142,7 +142,7 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
 }
 
 /// `#[serde(key = "...")]`, if present (other serde arguments are ignored).
-fn serde_string(attrs: &[Attribute], key: &str) -> Option<LitStr> {
+pub(crate) fn serde_string(attrs: &[Attribute], key: &str) -> Option<LitStr> {
     let mut found = None;
     for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = a.parse_nested_meta(|meta| {

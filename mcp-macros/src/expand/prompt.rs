@@ -78,7 +78,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     check::signature(&cx, &item, MacroKind::Prompt);
-    let func = Function::from_item(&cx, item, MacroKind::Prompt);
+    let mut func = Function::from_item(&cx, item, MacroKind::Prompt);
     let name = match &attrs.name {
         Some(lit) => {
             if let Err(e) = check::prompt_name(&lit.value()) {
@@ -91,12 +91,23 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             n.strip_prefix("r#").map(str::to_owned).unwrap_or(n)
         }
     };
-    for p in func.params.iter().filter(|p| p.is_argument()) {
+    for p in func.params.iter_mut().filter(|p| p.is_argument()) {
+        // `#[serde(rename = "..")]` alone names the argument on the wire; nothing else applies.
+        let rename = super::form::serde_string(&p.forwarded, "rename");
         for a in &p.forwarded {
-            cx.error_spanned_by(
-                a,
-                "`#[serde]` and `#[schemars]` apply to tool arguments; a prompt argument is a string parsed with `FromStr`",
-            );
+            let only_rename = a.path().is_ident("serde")
+                && rename.is_some()
+                && a.parse_args::<syn::MetaNameValue>()
+                    .is_ok_and(|nv| nv.path.is_ident("rename"));
+            if !only_rename {
+                cx.error_spanned_by(
+                    a,
+                    "a prompt argument is a string parsed with `FromStr`: of `#[serde]` and `#[schemars]`, only `#[serde(rename = \"wireName\")]` applies to it",
+                );
+            }
+        }
+        if let Some(r) = rename {
+            p.name = r.value();
         }
     }
     let arguments: Vec<&str> = func
