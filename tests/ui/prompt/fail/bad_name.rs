@@ -1,7 +1,7 @@
 use mcp_runtime::prompt;
 
 #[prompt(name = "draft brief")]
-fn brief(#[serde(rename = "who")] audience: String) -> String {
+fn brief(#[serde(default)] audience: String) -> String {
     audience
 }
 
