@@ -160,10 +160,14 @@ pub(crate) fn completer(paths: &Paths, source: &CompletionSource) -> TokenStream
 pub(crate) fn meta(paths: &Paths, builder: &Ident, expr: &syn::Expr) -> TokenStream {
     let p = paths.private();
     quote_spanned! {expr.span()=>
-        if let #p::serde_json::Value::Object(__mcp_meta) =
-            ::core::convert::Into::<#p::serde_json::Value>::into(#expr)
-        {
-            #builder = #builder.meta(__mcp_meta);
+        match ::core::convert::Into::<#p::serde_json::Value>::into(#expr) {
+            #p::serde_json::Value::Object(__mcp_meta) => #builder = #builder.meta(__mcp_meta),
+            __mcp_other => {
+                #builder = #builder.invalid(#p::std::format!(
+                    "its `meta` must be a JSON object, not `{}`",
+                    __mcp_other
+                ));
+            }
         }
     }
 }

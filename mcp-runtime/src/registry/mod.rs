@@ -236,6 +236,12 @@ impl Registry {
                 errors.push(invalid("tool", name, reason, tool.source));
                 continue;
             }
+            if !tool.problems.is_empty() {
+                for reason in &tool.problems {
+                    errors.push(invalid("tool", name, reason.clone(), tool.source));
+                }
+                continue;
+            }
             if dup("tool", name, tool.source, &mut errors) {
                 continue;
             }

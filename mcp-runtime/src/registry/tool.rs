@@ -53,6 +53,7 @@ pub struct Tool {
     pub(crate) handler: Option<Arc<ToolFnAlias>>,
     pub(crate) source: Option<SourceLocation>,
     pub(crate) schema_explicit: bool,
+    pub(crate) problems: Vec<String>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -83,6 +84,7 @@ impl Tool {
             handler: None,
             source: None,
             schema_explicit: false,
+            problems: Vec::new(),
         }
     }
     /// The tool's name.
@@ -127,6 +129,12 @@ impl Tool {
     /// Sets the output schema.
     pub fn output_schema(mut self, schema: Map<String, Value>) -> Self {
         self.info.output_schema = Some(schema);
+        self
+    }
+    /// Marks the definition as invalid: [`ServerBuilder::build`](crate::ServerBuilder::build)
+    /// reports `reason` as a startup error naming the tool.
+    pub fn invalid(mut self, reason: impl Into<String>) -> Self {
+        self.problems.push(reason.into());
         self
     }
     /// Records where the tool was declared (used in duplicate-name errors).
