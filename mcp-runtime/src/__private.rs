@@ -3,12 +3,12 @@
 pub use crate::context::FromContext;
 pub use crate::dispatch::catch_panic;
 pub use crate::error::SourceLocation;
+pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::registry::{
     BoxFuture, IntoPromptResult, IntoResourceResult, IntoToolResult, PromptGet, PromptOutcome,
     ResourceOutcome, ResourceRead, ToolCall, ToolOutcome,
 };
 pub use crate::server::{IntoPrimitive, Primitive};
-pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::{
     Completer, CompletionRequest, McpError, Prompt, RequestContext, Resource, ResourceTemplate,
     Tool,
