@@ -3,6 +3,8 @@
 //! templates, bad and unknown URIs), prompts (typed arguments), completions, and explicit
 //! registration through the generated handles.
 
+mod common;
+
 use mcp_runtime::protocol::{GetPromptResult, PromptMessage};
 use mcp_runtime::{
     CompletionRequest, Json, McpError, RequestContext, Server, State, prompt, resource, tool,
@@ -172,11 +174,15 @@ fn request(id: i64, method: &str, params: Value) -> Vec<u8> {
         .expect("serializable")
 }
 
+/// Sends one request in-process and validates the answer against the 2026-07-28 schema.
 async fn send(server: &Server, body: Vec<u8>) -> Value {
     let call = server
         .handle_message(&body, Default::default())
         .expect("a request gets a response");
-    serde_json::from_slice(&call.response().await.body).expect("JSON response")
+    let answer: Value = serde_json::from_slice(&call.response().await.body).expect("JSON response");
+    let sent: Value = serde_json::from_slice(&body).expect("JSON request");
+    common::assert_response_valid(sent["method"].as_str().unwrap_or_default(), &answer);
+    answer
 }
 
 fn server() -> Server {
