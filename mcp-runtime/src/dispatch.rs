@@ -3,12 +3,12 @@
 
 use crate::context::{ContextInner, Notifier, RequestContext};
 use crate::protocol::{
-    self as p, CacheScope, CallToolRequestParams, CompleteRequestParams, Completion,
-    CompletionReference, DiscoverResult, ErrorObject, GetPromptRequestParams, InputRequiredResult,
-    LoggingLevel, NotificationMeta, NotificationParams, PaginatedRequestParams,
-    ReadResourceRequestParams, RequestId, RequestMeta, ResourceUpdatedNotificationParams,
-    ResultMeta, ResultType, SubscriptionFilter, SubscriptionsAcknowledgedParams,
-    SubscriptionsListenRequestParams, SubscriptionsListenResult, codes,
+    self as p, CacheScope, CompleteRequestParams, Completion, CompletionReference, DiscoverResult,
+    ErrorObject, GetPromptRequestParams, InputRequiredResult, LoggingLevel, NotificationMeta,
+    NotificationParams, PaginatedRequestParams, ReadResourceRequestParams, RequestId, RequestMeta,
+    ResourceUpdatedNotificationParams, ResultMeta, ResultType, SubscriptionFilter,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
+    codes,
 };
 use crate::registry::{
     CompletionRequest, PromptGet, PromptOutcome, ResourceOutcome, ResourceRead, ToolCall,
@@ -287,18 +287,36 @@ struct Envelope<'a> {
     error: Option<IgnoredAny>,
 }
 
+fn present_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 
 #[derive(Deserialize)]
-struct Head {
-    #[serde(rename = "_meta", default)]
-    meta: Option<Value>,
+struct Head<'a> {
+    #[serde(rename = "_meta", default, borrow, deserialize_with = "present_raw")]
+    meta: Option<&'a RawValue>,
     #[serde(default)]
     name: Option<Value>,
     #[serde(default)]
     uri: Option<Value>,
+}
+
+/// `tools/call` params as dispatch needs them: `_meta` was already read by [`parse_message`],
+/// so it is skipped here instead of being deserialized a second time.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolCallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    input_responses: Option<Value>,
+    #[serde(default)]
+    request_state: Option<String>,
 }
 
 /// Parses one JSON-RPC message (`-32700` for invalid JSON, `-32600` for anything that is not a
@@ -367,7 +385,7 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
             Ok(head) => {
                 let meta = match head.meta {
                     None => None,
-                    Some(v) => match serde_json::from_value::<RequestMeta>(v) {
+                    Some(v) => match serde_json::from_str::<RequestMeta>(v.get()) {
                         Ok(m) => Some(m),
                         Err(e) => {
                             return Err(Rejection::new(
@@ -566,6 +584,42 @@ fn decode_cursor(kind: &str, cursor: &str) -> Result<String, McpError> {
     }
 }
 
+/// One page of `entries` after `cursor`: the items' JSON and the next cursor.
+fn page_of<'r, E>(
+    entries: &'r [Arc<E>],
+    index: Option<&std::collections::HashMap<String, usize>>,
+    kind: &str,
+    cursor: Option<&str>,
+    page_size: usize,
+    item: impl Fn(&'r E) -> (&'r str, &'r RawValue),
+) -> Result<(Vec<&'r RawValue>, Option<String>), McpError> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => {
+            let last = decode_cursor(kind, c)?;
+            let found = match index {
+                Some(ix) => ix.get(&last).copied(),
+                None => entries.iter().position(|e| item(e).0 == last),
+            };
+            match found {
+                Some(i) => i + 1,
+                None => {
+                    return Err(McpError::invalid_params(
+                        "Invalid params: the cursor points at an item that no longer exists; list again from the start",
+                    ));
+                }
+            }
+        }
+    };
+    let end = (start + page_size).min(entries.len());
+    let page = entries[start.min(end)..end]
+        .iter()
+        .map(|e| item(e).1)
+        .collect();
+    let next = (end < entries.len()).then(|| encode_cursor(kind, item(&entries[end - 1]).0));
+    Ok((page, next))
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Page<'a> {
@@ -598,19 +652,18 @@ impl Server {
     }
 
     fn advertised(&self, method: Method) -> bool {
-        let caps = self.capabilities();
+        // Mirrors `capabilities()` without building it (no allocation on the request path).
+        let cfg = &self.shared.config;
+        let reg = self.registry();
         match method {
             Method::Discover => true,
-            Method::ToolsList | Method::ToolsCall => caps.tools.is_some(),
+            Method::ToolsList | Method::ToolsCall => !reg.tools.is_empty(),
             Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => {
-                caps.resources.is_some()
+                !reg.resources.is_empty() || !reg.templates.is_empty()
             }
-            Method::PromptsList | Method::PromptsGet => caps.prompts.is_some(),
-            Method::Complete => caps.completions.is_some(),
-            Method::Listen => {
-                let cfg = &self.shared.config;
-                cfg.list_changed || cfg.resource_subscribe
-            }
+            Method::PromptsList | Method::PromptsGet => !reg.prompts.is_empty(),
+            Method::Complete => reg.has_completions(),
+            Method::Listen => cfg.list_changed || cfg.resource_subscribe,
         }
     }
 
@@ -697,7 +750,17 @@ impl Server {
             },
         };
 
-        let (tx, rx) = mpsc::unbounded_channel();
+        // A request can only produce notifications with a progress token, a log level the
+        // server honours, or as a listen stream: create the channel only then.
+        let notifies = method == Method::Listen
+            || meta.progress_token.is_some()
+            || (cfg.logging && log_level.is_some());
+        let (notifier, rx) = if notifies {
+            let (tx, rx) = mpsc::unbounded_channel();
+            (Notifier::new(tx), Some(rx))
+        } else {
+            (Notifier::none(), None)
+        };
         let cancel = CancellationToken::new();
         let cx = RequestContext {
             inner: Arc::new(ContextInner {
@@ -705,7 +768,7 @@ impl Server {
                 method: method.name(),
                 meta,
                 log_level,
-                notifier: Notifier::new(tx),
+                notifier,
                 cancel: cancel.clone(),
                 state: self.shared.state.clone(),
                 caller: options.caller,
@@ -740,7 +803,7 @@ impl Server {
             }
         };
         Call {
-            rx: Some(rx),
+            rx,
             fut: Some(Box::pin(fut)),
             ready: None,
             cancel,
@@ -798,61 +861,55 @@ impl Server {
     ) -> Result<Response, McpError> {
         let reg = self.registry();
         let cfg = &self.shared.config;
-        let (kind, keys, jsons, hint): (&str, Vec<&str>, Vec<&RawValue>, _) = match method {
+        // Only the page is touched: the cursor is resolved through the name index (O(1)), and
+        // nothing is collected over the whole registry, so a page costs the same whatever the
+        // number of registered items.
+        let (hint, (page, next_cursor)) = match method {
             Method::ToolsList => (
-                "tools",
-                reg.tools
-                    .iter()
-                    .map(|t| t.tool.info.name.as_str())
-                    .collect(),
-                reg.tools.iter().map(|t| &*t.json).collect(),
                 cfg.tools_cache,
+                page_of(
+                    &reg.tools,
+                    Some(&reg.tool_index),
+                    "tools",
+                    cursor,
+                    cfg.page_size,
+                    |t| (t.tool.info.name.as_str(), &*t.json),
+                )?,
             ),
             Method::ResourcesList => (
-                "resources",
-                reg.resources
-                    .iter()
-                    .map(|r| r.resource.info.uri.as_str())
-                    .collect(),
-                reg.resources.iter().map(|r| &*r.json).collect(),
                 cfg.resources_cache,
+                page_of(
+                    &reg.resources,
+                    Some(&reg.resource_index),
+                    "resources",
+                    cursor,
+                    cfg.page_size,
+                    |r| (r.resource.info.uri.as_str(), &*r.json),
+                )?,
             ),
             Method::TemplatesList => (
-                "templates",
-                reg.templates
-                    .iter()
-                    .map(|t| t.template.info.uri_template.as_str())
-                    .collect(),
-                reg.templates.iter().map(|t| &*t.json).collect(),
                 cfg.templates_cache,
+                page_of(
+                    &reg.templates,
+                    None,
+                    "templates",
+                    cursor,
+                    cfg.page_size,
+                    |t| (t.template.info.uri_template.as_str(), &*t.json),
+                )?,
             ),
             _ => (
-                "prompts",
-                reg.prompts
-                    .iter()
-                    .map(|p| p.prompt.info.name.as_str())
-                    .collect(),
-                reg.prompts.iter().map(|p| &*p.json).collect(),
                 cfg.prompts_cache,
+                page_of(
+                    &reg.prompts,
+                    Some(&reg.prompt_index),
+                    "prompts",
+                    cursor,
+                    cfg.page_size,
+                    |p| (p.prompt.info.name.as_str(), &*p.json),
+                )?,
             ),
         };
-        let start = match cursor {
-            None => 0,
-            Some(c) => {
-                let last = decode_cursor(kind, c)?;
-                match keys.iter().position(|k| *k == last) {
-                    Some(i) => i + 1,
-                    None => {
-                        return Err(McpError::invalid_params(
-                            "Invalid params: the cursor points at an item that no longer exists; list again from the start",
-                        ));
-                    }
-                }
-            }
-        };
-        let end = (start + cfg.page_size).min(keys.len());
-        let next_cursor = (end < keys.len()).then(|| encode_cursor(kind, keys[end - 1]));
-        let page: Vec<&RawValue> = jsons[start..end].to_vec();
         let items = match method {
             Method::ToolsList => PageItems::Tools(page),
             Method::ResourcesList => PageItems::Resources(page),
@@ -876,7 +933,7 @@ impl Server {
     fn prepare_input(
         &self,
         cx: &RequestContext,
-        method: &str,
+        method: &'static str,
         name: &str,
         arguments: &Value,
         responses: Option<Value>,
@@ -892,10 +949,16 @@ impl Server {
             }
         };
         let caller = cx.caller().map(|c| c.subject.as_str());
-        let binding = crate::mrtr::Binding::new(method, name, arguments, caller);
-        let previous = match state {
-            None => None,
-            Some(token) => Some(self.shared.sealer.open(&token, &binding)?),
+        let (binding, previous) = match state {
+            None => (
+                crate::mrtr::LazyBinding::later(method, name, arguments, caller),
+                None,
+            ),
+            Some(token) => {
+                let binding = crate::mrtr::Binding::new(method, name, arguments, caller);
+                let previous = self.shared.sealer.open(&token, &binding)?;
+                (crate::mrtr::LazyBinding::ready(binding), Some(previous))
+            }
         };
         let _ = cx.inner.input.set(crate::mrtr::InputData {
             responses,
@@ -916,7 +979,7 @@ impl Server {
 
     async fn call_tool(
         &self,
-        params: CallToolRequestParams,
+        params: ToolCallParams,
         cx: RequestContext,
         param_headers: Option<Vec<(String, String)>>,
     ) -> Result<Response, McpError> {

@@ -25,8 +25,59 @@ use std::sync::Arc;
 pub struct InputData {
     pub(crate) responses: Map<String, Value>,
     pub(crate) previous: Option<Sealed>,
-    pub(crate) binding: Binding,
+    pub(crate) binding: LazyBinding,
     pub(crate) sealer: Arc<Sealer>,
+}
+
+/// The binding of a request, computed (canonical JSON + SHA-256) only when a state is opened or
+/// sealed: most requests never need it.
+#[derive(Debug)]
+pub(crate) struct LazyBinding {
+    cell: std::sync::OnceLock<Binding>,
+    method: &'static str,
+    name: String,
+    arguments: Value,
+    caller: Option<String>,
+}
+
+impl LazyBinding {
+    /// Computed now (a state is about to be opened against it).
+    pub(crate) fn ready(binding: Binding) -> Self {
+        let cell = std::sync::OnceLock::new();
+        let _ = cell.set(binding);
+        LazyBinding {
+            cell,
+            method: "",
+            name: String::new(),
+            arguments: Value::Null,
+            caller: None,
+        }
+    }
+    /// Computed on first use.
+    pub(crate) fn later(
+        method: &'static str,
+        name: &str,
+        arguments: &Value,
+        caller: Option<&str>,
+    ) -> Self {
+        LazyBinding {
+            cell: std::sync::OnceLock::new(),
+            method,
+            name: name.to_owned(),
+            arguments: arguments.clone(),
+            caller: caller.map(str::to_owned),
+        }
+    }
+    pub(crate) fn get(&self) -> &Binding {
+        self.cell.get_or_init(|| {
+            Binding::new(
+                self.method,
+                &self.name,
+                &self.arguments,
+                self.caller.as_deref(),
+            )
+        })
+    }
 }
 
 impl InputData {
@@ -46,7 +97,7 @@ impl InputData {
             )));
         }
         self.sealer.seal(&Sealed {
-            binding: self.binding.clone(),
+            binding: self.binding.get().clone(),
             expires_ms: now_ms().saturating_add(self.sealer.ttl.as_millis() as u64),
             round,
             answers,
