@@ -1010,7 +1010,7 @@ impl Server {
             crate::registry::check_param_headers(&entry.headers, &arguments, headers)?;
         }
         let args_value = Value::Object(arguments);
-        if let Some(problems) = entry.validator.check(&args_value) {
+        if let Some(problems) = entry.validator()?.check(&args_value) {
             let mut result = p::CallToolResult::error(format!(
                 "Invalid arguments for tool `{}`: {problems}",
                 params.name

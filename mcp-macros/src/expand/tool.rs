@@ -321,7 +321,7 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
             fn #build() -> #p::Primitive {
                 let mut __mcp_tool = #p::Tool::new(#name);
                 #setup
-                __mcp_tool = __mcp_tool.input_schema(#p::input_schema::<__McpArgs<#(#projected),*>>());
+                __mcp_tool = __mcp_tool.input_schema_of::<__McpArgs<#(#projected),*>>();
                 #output_schema
                 __mcp_tool = __mcp_tool.raw_handler(__mcp_handler);
                 #p::Primitive::Tool(__mcp_tool)

@@ -91,8 +91,23 @@ pub(crate) struct ToolEntry {
     pub(crate) headers: Vec<headers::ParamHeader>,
     pub(crate) tool: Tool,
     pub(crate) json: Box<RawValue>,
-    pub(crate) validator: Arc<ArgumentValidator>,
+    validator: std::sync::OnceLock<Result<ArgumentValidator, String>>,
     pub(crate) handler: Arc<tool::ToolFnAlias>,
+}
+
+impl ToolEntry {
+    /// The compiled argument validator (compiled now if it was deferred).
+    pub(crate) fn validator(&self) -> Result<&ArgumentValidator, McpError> {
+        self.validator
+            .get_or_init(|| ArgumentValidator::compile(&self.tool.info.input_schema))
+            .as_ref()
+            .map_err(|e| {
+                McpError::internal(format!(
+                    "the inputSchema of tool `{}` does not compile: {e}",
+                    self.tool.info.name
+                ))
+            })
+    }
 }
 
 pub(crate) struct ResourceEntry {
@@ -254,18 +269,25 @@ impl Registry {
                 ));
                 continue;
             }
-            let validator = match ArgumentValidator::compile(&tool.info.input_schema) {
-                Ok(v) => v,
-                Err(e) => {
-                    errors.push(invalid(
-                        "tool",
-                        name,
-                        format!("its inputSchema is not a valid JSON Schema: {e}"),
-                        tool.source,
-                    ));
-                    continue;
+            // Hand-written schemas are checked now, so a bad one is a startup error; generated
+            // ones are valid by construction and compiled on first use (faster cold start).
+            let validator = std::sync::OnceLock::new();
+            if !tool.schema_derived {
+                match ArgumentValidator::compile(&tool.info.input_schema) {
+                    Ok(v) => {
+                        let _ = validator.set(Ok(v));
+                    }
+                    Err(e) => {
+                        errors.push(invalid(
+                            "tool",
+                            name,
+                            format!("its inputSchema is not a valid JSON Schema: {e}"),
+                            tool.source,
+                        ));
+                        continue;
+                    }
                 }
-            };
+            }
             let param_headers = match headers::collect(&tool.info.input_schema) {
                 Ok(h) => h,
                 Err(reason) => {
@@ -290,7 +312,7 @@ impl Registry {
                 headers: param_headers,
                 json: raw(&tool.info),
                 tool: tool.clone(),
-                validator: Arc::new(validator),
+                validator,
                 handler,
             }));
         }
