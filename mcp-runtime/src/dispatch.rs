@@ -275,10 +275,10 @@ pub struct CallOptions {
 struct Envelope<'a> {
     #[serde(default, borrow)]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default)]
-    method: Option<Value>,
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    method: Option<&'a RawValue>,
     #[serde(default, borrow)]
     params: Option<&'a RawValue>,
     #[serde(default)]
@@ -291,8 +291,25 @@ fn present_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(d).map(Some)
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// A JSON string's value without allocating twice (escapes are rare in ids and method names).
+fn raw_string(raw: &RawValue) -> Option<String> {
+    let text = raw.get();
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str(text).ok()
+    } else {
+        Some(inner.to_owned())
+    }
+}
+
+/// A request id: a string or an integer (`null`, floats and others are not ids).
+fn raw_id(raw: &RawValue) -> Option<RequestId> {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'"') => raw_string(raw).map(RequestId::String),
+        Some(b'-' | b'0'..=b'9') => text.parse::<i64>().ok().map(RequestId::Number),
+        _ => None,
+    }
 }
 
 #[derive(Deserialize)]
@@ -341,11 +358,10 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
             return Err(Rejection::new(None, err));
         }
     };
-    let id = match env.id {
+    let id = match env.id.map(raw_id) {
         None => None,
-        Some(Value::Number(n)) if n.is_i64() => n.as_i64().map(RequestId::Number),
-        Some(Value::String(s)) => Some(RequestId::String(s)),
-        Some(_) => {
+        Some(Some(id)) => Some(id),
+        Some(None) => {
             return Err(Rejection::new(
                 None,
                 McpError::new(
@@ -370,9 +386,9 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
             "this server accepts requests and notifications only, not JSON-RPC responses",
         );
     }
-    let method = match env.method {
-        Some(Value::String(m)) => m,
-        Some(_) => return invalid(&id, "`method` must be a string"),
+    let method = match env.method.map(raw_string) {
+        Some(Some(m)) => m,
+        Some(None) => return invalid(&id, "`method` must be a string"),
         None => return invalid(&id, "`method` is missing"),
     };
     let params = env.params.map(|p| p.to_owned());
