@@ -36,7 +36,7 @@ pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
 /// assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
 /// assert!(meta.progress_token.is_some());
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct RequestMeta {
     /// The protocol version of this request.
@@ -189,7 +189,7 @@ impl Icon {
 /// assert!(!caps.elicitation_url());
 /// assert!(caps.sampling.is_none());
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct ClientCapabilities {
     /// Experimental capabilities.
@@ -298,7 +298,7 @@ pub struct ResourcesCapability {
 /// let meta = ResultMeta::server(std::sync::Arc::new(Implementation::new("s", "1")));
 /// assert_eq!(serde_json::to_value(&meta).unwrap()["io.modelcontextprotocol/serverInfo"]["name"], "s");
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[non_exhaustive]
 pub struct ResultMeta {
     /// The server's self-description.
@@ -427,4 +427,87 @@ pub enum Role {
     User,
     /// The assistant.
     Assistant,
+}
+
+// Hand-written (de)serialization of the hot `_meta` objects: serde's `flatten` buffers every
+// entry into an intermediate tree, which these visitors avoid.
+
+struct MapVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de> serde::de::Visitor<'de> for MapVisitor<RequestMeta> {
+    type Value = RequestMeta;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a `_meta` object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
+        let mut meta = RequestMeta::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                PROTOCOL_VERSION_KEY => meta.protocol_version = map.next_value()?,
+                CLIENT_CAPABILITIES_KEY => meta.client_capabilities = map.next_value()?,
+                CLIENT_INFO_KEY => meta.client_info = map.next_value()?,
+                LOG_LEVEL_KEY => meta.log_level = map.next_value()?,
+                "progressToken" => meta.progress_token = map.next_value()?,
+                _ => {
+                    meta.other.insert(key.into_owned(), map.next_value()?);
+                }
+            }
+        }
+        Ok(meta)
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(MapVisitor::<RequestMeta>(std::marker::PhantomData))
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for MapVisitor<ClientCapabilities> {
+    type Value = ClientCapabilities;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a client capabilities object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<ClientCapabilities, A::Error> {
+        let mut caps = ClientCapabilities::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "experimental" => caps.experimental = map.next_value()?,
+                "roots" => caps.roots = map.next_value()?,
+                "sampling" => caps.sampling = map.next_value()?,
+                "elicitation" => caps.elicitation = map.next_value()?,
+                "extensions" => caps.extensions = map.next_value()?,
+                _ => {
+                    caps.other.insert(key.into_owned(), map.next_value()?);
+                }
+            }
+        }
+        Ok(caps)
+    }
+}
+
+impl<'de> Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(MapVisitor::<ClientCapabilities>(std::marker::PhantomData))
+    }
+}
+
+impl Serialize for ResultMeta {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        if let Some(info) = &self.server_info {
+            map.serialize_entry(SERVER_INFO_KEY, info)?;
+        }
+        if let Some(id) = &self.subscription_id {
+            map.serialize_entry(SUBSCRIPTION_ID_KEY, id)?;
+        }
+        for (k, v) in &self.other {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
