@@ -273,17 +273,12 @@ fn accepts(headers: &HeaderMap) -> AcceptSet {
         json: false,
         sse: false,
     };
-    let values: Vec<&HeaderValue> = headers.get_all(header::ACCEPT).iter().collect();
-    if values.is_empty() {
-        return AcceptSet {
-            json: true,
-            sse: true,
-        };
-    }
-    for v in values {
+    let mut any = false;
+    for v in headers.get_all(header::ACCEPT) {
+        any = true;
         for item in v.to_str().unwrap_or("").split(',') {
             let mut parts = item.split(';');
-            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let media = parts.next().unwrap_or("").trim();
             let refused = parts.any(|p| {
                 let p = p.trim();
                 p.starts_with("q=") && p[2..].trim().parse::<f32>().is_ok_and(|q| q == 0.0)
@@ -291,16 +286,22 @@ fn accepts(headers: &HeaderMap) -> AcceptSet {
             if refused {
                 continue;
             }
-            match media.as_str() {
-                "*/*" => {
-                    set.json = true;
-                    set.sse = true;
-                }
-                "application/json" | "application/*" => set.json = true,
-                "text/event-stream" | "text/*" => set.sse = true,
-                _ => {}
+            let is = |m: &str| media.eq_ignore_ascii_case(m);
+            if is("*/*") {
+                set.json = true;
+                set.sse = true;
+            } else if is("application/json") || is("application/*") {
+                set.json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                set.sse = true;
             }
         }
+    }
+    if !any {
+        return AcceptSet {
+            json: true,
+            sse: true,
+        };
     }
     set
 }
@@ -316,8 +317,12 @@ fn content_type_ok(headers: &HeaderMap) -> bool {
     }
 }
 
-/// Reads a metadata header: trimmed of optional whitespace, base64 sentinel decoded.
-fn header_value(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpError> {
+/// Reads a metadata header: trimmed of optional whitespace, base64 sentinel decoded (the only
+/// case that allocates).
+fn header_value<'h>(
+    headers: &'h HeaderMap,
+    name: &str,
+) -> Result<Option<std::borrow::Cow<'h, str>>, McpError> {
     let mut values = headers.get_all(name).iter();
     let Some(raw) = values.next() else {
         return Ok(None);
@@ -338,11 +343,16 @@ fn header_value(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpEr
             "Header mismatch: `{name}` contains control characters"
         )));
     }
-    decode_sentinel(text).map(Some).ok_or_else(|| {
-        McpError::header_mismatch(format!(
-            "Header mismatch: `{name}` has an invalid =?base64?…?= value"
-        ))
-    })
+    if !text.starts_with("=?base64?") {
+        return Ok(Some(std::borrow::Cow::Borrowed(text)));
+    }
+    decode_sentinel(text)
+        .map(|t| Some(std::borrow::Cow::Owned(t)))
+        .ok_or_else(|| {
+            McpError::header_mismatch(format!(
+                "Header mismatch: `{name}` has an invalid =?base64?…?= value"
+            ))
+        })
 }
 
 /// Trims optional whitespace, refuses control characters, and decodes the base64 sentinel.
