@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The benchmark in one command, from the repository root:
+#
+#     bash bench/run.sh
+#
+# Installs wrk (Debian) and valgrind if missing, builds the bench crate in release mode, runs
+# the interleaved wrk rounds (about 4 minutes: 9 cases x 5 rounds x ~5 s) and the callgrind
+# instruction counts (about 2 minutes), and writes both tables to target/h-bench/bench-*.md.
+# Loopback only. Extra arguments go to the wrk rounds (e.g. --rounds 3 --secs 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target/h-bench}"
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v taskset >/dev/null || need+=(util-linux)
+if ((${#need[@]})); then
+    apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+cargo build --release -p mcp-bench --bins
+bin="$CARGO_TARGET_DIR/release"
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+timeout 900 "$bin/mcp-bench" --markdown "$CARGO_TARGET_DIR/bench-wrk.md" "$@"
+timeout 600 "$bin/mcp-bench" --callgrind --calls 1000 --markdown "$CARGO_TARGET_DIR/bench-callgrind.md"

@@ -1,0 +1,45 @@
+//! The framework side of the benchmark: the study server (its `add` tool with a progress
+//! reporter, `prepare_review` with MRTR inputs, `config://service`), served over HTTP.
+//!
+//! Usage: `mcp-bench-ours --addr HOST:PORT [--fill N] [--validate]`. `--fill N` registers filler
+//! tools so that `N` tools are registered in all (page size [`mcp_bench::PAGE_SIZE`]);
+//! `--validate` adds the 20-field `register` tool.
+
+#[path = "../../../examples/study-server/server.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod study;
+
+use mcp_runtime::HttpOptions;
+
+fn fail(msg: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, msg)
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let mut addr = String::from("127.0.0.1:8000");
+    let mut fill = 0;
+    let mut validate = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--addr" => {
+                addr = args
+                    .next()
+                    .ok_or_else(|| fail("--addr needs a value".into()))?
+            }
+            "--fill" => {
+                let n = args.next().and_then(|v| v.parse().ok());
+                fill = n.ok_or_else(|| fail("--fill needs a number".into()))?;
+            }
+            "--validate" => validate = true,
+            other => return Err(fail(format!("unknown argument `{other}`"))),
+        }
+    }
+    let server =
+        mcp_bench::build_server(study::build, fill, validate).map_err(|e| fail(e.to_string()))?;
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    server
+        .serve_listener(listener, HttpOptions::default())
+        .await
+}

@@ -1,0 +1,88 @@
+//! An in-process loop for profilers: `mcp-bench-profile CASE ITERATIONS` dispatches the case's
+//! request `ITERATIONS` times with `Server::handle_message` (no sockets) and prints the mean
+//! wall time per request. Run it under `valgrind --tool=callgrind` to see where the
+//! instructions go. Cases: `baseline` (the baseline's parse + serialize), `call`, `sse`,
+//! `mrtr` (both rounds alternately), `resource`, `validate20`, `list100`, `list1000`,
+//! `list10000`.
+
+#[path = "../../../examples/study-server/server.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod study;
+
+use mcp_bench::{Request, add_call, mrtr_first, mrtr_retry, resource_read, tools_list};
+use std::time::Instant;
+
+fn body_of(resp: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(resp).unwrap_or_default()
+}
+
+fn main() -> Result<(), String> {
+    let mut args = std::env::args().skip(1);
+    let case = args
+        .next()
+        .ok_or("usage: mcp-bench-profile CASE ITERATIONS")?;
+    let iters: usize = args
+        .next()
+        .and_then(|v| v.parse().ok())
+        .ok_or("usage: mcp-bench-profile CASE ITERATIONS")?;
+    if case == "baseline" {
+        let body = add_call(false).body;
+        let t = Instant::now();
+        let mut bytes = 0;
+        for _ in 0..iters {
+            bytes += mcp_bench::baseline_answer(body.as_bytes()).map_or(0, |v| v.len());
+        }
+        let ns = t.elapsed().as_nanos() as f64 / iters as f64;
+        println!("baseline: {ns:.0} ns/request ({bytes} bytes)");
+        return Ok(());
+    }
+    let (fill, validate) = match case.as_str() {
+        "validate20" => (0, true),
+        "list100" => (100, false),
+        "list1000" => (1000, false),
+        "list10000" => (10000, false),
+        _ => (0, false),
+    };
+    let server =
+        mcp_bench::build_server(study::build, fill, validate).map_err(|e| e.to_string())?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let send = |req: &Request| -> Vec<u8> {
+        rt.block_on(async {
+            match server.handle_message(req.body.as_bytes(), Default::default()) {
+                Some(call) => call.response().await.body.to_vec(),
+                None => Vec::new(),
+            }
+        })
+    };
+    let reqs: Vec<Request> = match case.as_str() {
+        "call" => vec![add_call(false)],
+        "sse" => vec![add_call(true)],
+        "mrtr" => {
+            let first = mrtr_first();
+            let v = body_of(&send(&first));
+            let state = v["result"]["requestState"]
+                .as_str()
+                .ok_or("no requestState")?
+                .to_owned();
+            vec![first, mrtr_retry(&state)]
+        }
+        "resource" => vec![resource_read()],
+        "validate20" => vec![mcp_bench::validate_call()],
+        k if k.starts_with("list") => {
+            let v = body_of(&send(&tools_list(None)));
+            let cursor = v["result"]["nextCursor"].as_str().ok_or("no nextCursor")?;
+            vec![tools_list(Some(cursor))]
+        }
+        other => return Err(format!("unknown case `{other}`")),
+    };
+    let t = Instant::now();
+    let mut bytes = 0;
+    for i in 0..iters {
+        bytes += send(&reqs[i % reqs.len()]).len();
+    }
+    let ns = t.elapsed().as_nanos() as f64 / iters as f64;
+    println!("{case}: {ns:.0} ns/request ({bytes} bytes)");
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! A minimal blocking HTTP/1.1 client for loopback: enough to probe a server for cold start,
+//! fetch the values a case needs (a `requestState`, a cursor), check answers, and send a fixed
+//! number of keep-alive requests to a server running under callgrind.
+
+use crate::Request;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// One HTTP response.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// `Content-Type`, lowercase, or empty.
+    pub content_type: String,
+    /// The body, de-chunked.
+    pub body: String,
+}
+
+/// A keep-alive connection to `127.0.0.1:port`.
+#[derive(Debug)]
+pub struct Conn {
+    port: u16,
+    reader: BufReader<TcpStream>,
+}
+
+fn bad(msg: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, msg.to_owned())
+}
+
+impl Conn {
+    /// Connects (fails fast when nothing listens yet).
+    pub fn connect(port: u16) -> std::io::Result<Conn> {
+        let stream = TcpStream::connect(("127.0.0.1", port))?;
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        Ok(Conn {
+            port,
+            reader: BufReader::new(stream),
+        })
+    }
+
+    /// Sends one request on this connection and reads its whole response.
+    pub fn send(&mut self, req: &Request) -> std::io::Result<Response> {
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            self.port,
+            req.body.len()
+        );
+        for (k, v) in &req.headers {
+            head.push_str(k);
+            head.push_str(": ");
+            head.push_str(v);
+            head.push_str("\r\n");
+        }
+        head.push_str("\r\n");
+        head.push_str(&req.body);
+        self.reader.get_mut().write_all(head.as_bytes())?;
+        self.read_response()
+    }
+
+    fn line(&mut self) -> std::io::Result<String> {
+        let mut line = String::new();
+        if self.reader.read_line(&mut line)? == 0 {
+            return Err(bad("connection closed"));
+        }
+        Ok(line.trim_end().to_owned())
+    }
+
+    fn read_response(&mut self) -> std::io::Result<Response> {
+        let status_line = self.line()?;
+        let status = status_line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| bad("no status"))?;
+        let mut length = None;
+        let mut chunked = false;
+        let mut content_type = String::new();
+        loop {
+            let line = self.line()?;
+            if line.is_empty() {
+                break;
+            }
+            let Some((k, v)) = line.split_once(':') else {
+                continue;
+            };
+            let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
+            match k.as_str() {
+                "content-length" => length = v.parse::<usize>().ok(),
+                "transfer-encoding" => chunked = v.eq_ignore_ascii_case("chunked"),
+                "content-type" => content_type = v.to_ascii_lowercase(),
+                _ => {}
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                let size_line = self.line()?;
+                let size = usize::from_str_radix(size_line.split(';').next().unwrap_or(""), 16)
+                    .map_err(|_| bad("bad chunk size"))?;
+                let mut chunk = vec![0; size + 2];
+                self.reader.read_exact(&mut chunk)?;
+                if size == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..size]);
+            }
+        } else if let Some(n) = length {
+            body.resize(n, 0);
+            self.reader.read_exact(&mut body)?;
+        }
+        Ok(Response {
+            status,
+            content_type,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        })
+    }
+}
+
+/// One request on a fresh connection.
+pub fn once(port: u16, req: &Request) -> std::io::Result<Response> {
+    Conn::connect(port)?.send(req)
+}

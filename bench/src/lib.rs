@@ -1,0 +1,389 @@
+//! Shared pieces of the benchmark: the request bodies and headers every case sends, the raw
+//! axum baseline's answer, and the extra tools (filler tools for `tools/list`, a 20-field tool
+//! for argument validation) that the framework servers register.
+//!
+//! The binaries are `mcp-bench` (the driver), `mcp-bench-baseline` (raw axum + serde_json),
+//! `mcp-bench-ours` (the study server on this framework) and `mcp-bench-profile` (an in-process
+//! loop for `valgrind --tool=callgrind`). `bench/run.sh` builds and runs everything.
+
+pub mod client;
+
+use mcp_runtime::{KeyRing, Tool, ToolOutcome, protocol::CallToolResult};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Builds the framework server a case runs against: the study server as is, or (with `fill`
+/// or `validate`) the study tools plus the 20-field `register` tool and filler tools up to
+/// `fill` registered tools, with [`PAGE_SIZE`]. The caller includes the study server's module
+/// (its `#[tool]`s are collected from the program's inventory) and passes its `build`.
+pub fn build_server(
+    study_build: fn(Option<KeyRing>) -> Result<mcp_runtime::Server, mcp_runtime::BuildError>,
+    fill: usize,
+    validate: bool,
+) -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
+    if fill == 0 && !validate {
+        return study_build(Some(key_ring()));
+    }
+    let mut builder = mcp_runtime::Server::from_inventory()
+        .name("study-server")
+        .version("2.0.0")
+        .state_keys(key_ring())
+        .page_size(PAGE_SIZE);
+    if validate {
+        builder = builder.tool(twenty_tool());
+    }
+    let registered = 2 + usize::from(validate);
+    for i in 0..fill.saturating_sub(registered) {
+        builder = builder.tool(filler_tool(i));
+    }
+    builder.build()
+}
+
+/// The protocol version every request carries.
+pub const VERSION: &str = "2026-07-28";
+
+/// The fixed `requestState` key of the benchmark servers (so a state sealed by one process
+/// opens in another, and no warning is printed).
+pub const STATE_KEY: [u8; 32] = [7; 32];
+
+/// The key ring built from [`STATE_KEY`].
+pub fn key_ring() -> KeyRing {
+    KeyRing::new(&[STATE_KEY]).expect("one key is a valid ring")
+}
+
+/// The `_meta` of every request; `extra` adds fields (such as `progressToken`) to it.
+fn meta(caps: Value, extra: Option<(&str, Value)>) -> Value {
+    let mut m = json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-bench", "version": "1.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    });
+    if let Some((k, v)) = extra {
+        m[k] = v;
+    }
+    m
+}
+
+fn envelope(method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()
+}
+
+/// One HTTP request of a case: the JSON body and the MCP headers that go with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The JSON-RPC body.
+    pub body: String,
+    /// `(name, value)` pairs beyond `Content-Type`, `Accept` and `Host`.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Request {
+    fn new(method: &str, name: Option<&str>, params: Value) -> Request {
+        let mut headers = vec![
+            ("MCP-Protocol-Version".to_owned(), VERSION.to_owned()),
+            ("Mcp-Method".to_owned(), method.to_owned()),
+        ];
+        if let Some(name) = name {
+            headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+        }
+        Request {
+            body: envelope(method, params),
+            headers,
+        }
+    }
+}
+
+/// `tools/call` of the study server's `add` with `{"a": 40, "b": 2}`; with `progress`, the
+/// request carries a `progressToken` and the answer is an SSE stream with two progress
+/// notifications.
+pub fn add_call(progress: bool) -> Request {
+    let extra = progress.then(|| ("progressToken", json!("bench-1")));
+    Request::new(
+        "tools/call",
+        Some("add"),
+        json!({"name": "add", "arguments": {"a": 40, "b": 2}, "_meta": meta(json!({}), extra)}),
+    )
+}
+
+fn review_caps() -> Value {
+    json!({"roots": {}, "sampling": {}, "elicitation": {}})
+}
+
+/// The first round of `prepare_review`: answered with `input_required` and a sealed state.
+pub fn mrtr_first() -> Request {
+    Request::new(
+        "tools/call",
+        Some("prepare_review"),
+        json!({
+            "name": "prepare_review",
+            "arguments": {"topic": "release safety"},
+            "_meta": meta(review_caps(), None),
+        }),
+    )
+}
+
+/// The retry of `prepare_review` with every answer and the `requestState` of the first round.
+pub fn mrtr_retry(state: &str) -> Request {
+    Request::new(
+        "tools/call",
+        Some("prepare_review"),
+        json!({
+            "name": "prepare_review",
+            "arguments": {"topic": "release safety"},
+            "inputResponses": {
+                "workspace_scope": {"roots": [{"uri": "file:///workspace/release", "name": "release"}]},
+                "review_sample": {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "Check correctness and rollback risk."},
+                    "model": "study-model",
+                    "stopReason": "endTurn"
+                },
+                "review_goal": {"action": "accept", "content": {"goal": "find correctness risks"}}
+            },
+            "requestState": state,
+            "_meta": meta(review_caps(), None),
+        }),
+    )
+}
+
+/// `resources/read` of the study server's `config://service`.
+pub fn resource_read() -> Request {
+    Request::new(
+        "resources/read",
+        Some("config://service"),
+        json!({"uri": "config://service", "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// `tools/list`, from the start or from `cursor`.
+pub fn tools_list(cursor: Option<&str>) -> Request {
+    let mut params = json!({"_meta": meta(json!({}), None)});
+    if let Some(c) = cursor {
+        params["cursor"] = json!(c);
+    }
+    Request::new("tools/list", None, params)
+}
+
+/// `tools/call` of [`twenty_tool`] with 20 valid fields.
+pub fn validate_call() -> Request {
+    Request::new(
+        "tools/call",
+        Some("register"),
+        json!({"name": "register", "arguments": twenty_arguments(), "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// Page size of the `tools/list` cases.
+pub const PAGE_SIZE: usize = 50;
+
+/// A 20-field argument object with strings, formats, ranges, enums and arrays.
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+#[allow(missing_docs)]
+pub struct Registration {
+    #[schemars(length(min = 1, max = 64))]
+    pub first_name: String,
+    #[schemars(length(min = 1, max = 64))]
+    pub last_name: String,
+    #[schemars(email)]
+    pub email: String,
+    #[schemars(range(min = 0, max = 150))]
+    pub age: u8,
+    #[schemars(regex(pattern = r"^\+?[0-9 ]{6,20}$"))]
+    pub phone: String,
+    pub country: Country,
+    #[schemars(length(min = 1, max = 128))]
+    pub city: String,
+    #[schemars(length(min = 1, max = 128))]
+    pub street: String,
+    #[schemars(regex(pattern = r"^[0-9A-Z -]{3,10}$"))]
+    pub postal_code: String,
+    #[schemars(length(max = 8))]
+    pub tags: Vec<String>,
+    pub newsletter: bool,
+    #[schemars(range(min = 0.0, max = 5.0))]
+    pub rating: f64,
+    #[schemars(url)]
+    pub homepage: String,
+    #[schemars(length(max = 512))]
+    pub bio: String,
+    #[schemars(range(min = 1, max = 10))]
+    pub seats: u32,
+    pub plan: Plan,
+    #[schemars(length(min = 2, max = 8))]
+    pub language: String,
+    #[schemars(regex(pattern = r"^[A-Za-z]+/[A-Za-z_]+$"))]
+    pub timezone: String,
+    pub referrer: Option<String>,
+    #[schemars(range(min = 0, max = 100))]
+    pub score: i32,
+}
+
+/// A country, as an enum.
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+#[allow(missing_docs)]
+pub enum Country {
+    DE,
+    FR,
+    NL,
+    SE,
+    US,
+}
+
+/// A plan, as an enum.
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
+pub enum Plan {
+    Free,
+    Team,
+    Enterprise,
+}
+
+/// The valid arguments of [`validate_call`].
+pub fn twenty_arguments() -> Value {
+    json!({
+        "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com", "age": 36,
+        "phone": "+44 20 7946 0000", "country": "SE", "city": "Stockholm",
+        "street": "Drottninggatan 1", "postal_code": "111 51", "tags": ["math", "engines"],
+        "newsletter": true, "rating": 4.5, "homepage": "https://example.com/ada",
+        "bio": "First programmer.", "seats": 3, "plan": "team", "language": "en",
+        "timezone": "Europe/Stockholm", "referrer": null, "score": 97
+    })
+}
+
+/// The tool with the 20-field argument object: it answers with the number of seats.
+pub fn twenty_tool() -> Tool {
+    Tool::new("register")
+        .description("Register a person (20 validated fields).")
+        .handler(|args: Registration, _cx| async move { args.seats.to_string() })
+}
+
+/// Filler tool number `i` of the `tools/list` cases, with a realistic two-argument schema.
+pub fn filler_tool(i: usize) -> Tool {
+    let mut schema = serde_json::Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert(
+        "properties".into(),
+        json!({
+            "query": {"type": "string", "description": "What to look for."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100}
+        }),
+    );
+    schema.insert("required".into(), json!(["query"]));
+    Tool::new(format!("filler_{i:05}"))
+        .description(format!(
+            "Filler tool {i}: searches collection {i} for the query and returns at most `limit` hits."
+        ))
+        .input_schema(schema)
+        .raw_handler(|_call| async {
+            Ok(ToolOutcome::Complete(CallToolResult::new(Vec::new())))
+        })
+}
+
+/// The baseline's view of a `tools/call` of `add`: only what it needs, borrowed from the body.
+#[derive(Deserialize)]
+struct BaselineRequest<'a> {
+    #[serde(borrow)]
+    jsonrpc: &'a str,
+    id: Value,
+    #[serde(borrow)]
+    method: &'a str,
+    #[serde(borrow)]
+    params: BaselineParams<'a>,
+}
+
+#[derive(Deserialize)]
+struct BaselineParams<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+    arguments: AddArguments,
+}
+
+#[derive(Deserialize)]
+struct AddArguments {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Serialize)]
+struct BaselineResponse<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: BaselineResult,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BaselineResult {
+    result_type: &'static str,
+    content: [BaselineText; 1],
+    is_error: bool,
+    #[serde(rename = "_meta")]
+    meta: BaselineMeta,
+}
+
+#[derive(Serialize)]
+struct BaselineText {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct BaselineMeta {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    server_info: BaselineInfo,
+}
+
+#[derive(Serialize)]
+struct BaselineInfo {
+    name: &'static str,
+    version: &'static str,
+}
+
+/// The baseline's whole application logic: parse the JSON-RPC body with serde_json, check it is
+/// a `tools/call` of `add`, and serialize the same result envelope the framework sends. `None`
+/// for anything else.
+pub fn baseline_answer(body: &[u8]) -> Option<Vec<u8>> {
+    let req: BaselineRequest<'_> = serde_json::from_slice(body).ok()?;
+    if req.jsonrpc != "2.0" || req.method != "tools/call" || req.params.name != "add" {
+        return None;
+    }
+    let sum = req
+        .params
+        .arguments
+        .a
+        .saturating_add(req.params.arguments.b);
+    serde_json::to_vec(&BaselineResponse {
+        jsonrpc: "2.0",
+        id: &req.id,
+        result: BaselineResult {
+            result_type: "complete",
+            content: [BaselineText {
+                kind: "text",
+                text: sum.to_string(),
+            }],
+            is_error: false,
+            meta: BaselineMeta {
+                server_info: BaselineInfo {
+                    name: "study-server",
+                    version: "2.0.0",
+                },
+            },
+        },
+    })
+    .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_answers_add() {
+        let out = baseline_answer(add_call(false).body.as_bytes()).expect("an answer");
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["result"]["content"][0]["text"], "42");
+        assert!(baseline_answer(resource_read().body.as_bytes()).is_none());
+    }
+}
