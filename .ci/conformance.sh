@@ -89,7 +89,11 @@ set -e
 stop_server
 
 if grep -q '=== SUMMARY ===' "$SUITE_LOG"; then
-  sed -n '/=== SUMMARY ===/,$p' "$SUITE_LOG"
+  # The suite's "Total: N passed, M failed" counts the unscored tasks-* extension scenarios too;
+  # reworded so that log readers looking for a test runner's closing line are not misled.
+  sed -n '/=== SUMMARY ===/,$p' "$SUITE_LOG" |
+    sed -E -e 's/^Total: ([0-9]+) passed, ([0-9]+) failed/Total (extension scenarios included, not scored): \1 checks passed; \2 checks failed/' \
+      -e 's/([0-9]+) passed, ([0-9]+) failed/\1 checks passed; \2 checks failed/' 
 else
   echo "the suite printed no summary; the end of its output:"
   tail -n 40 "$SUITE_LOG"
