@@ -76,9 +76,30 @@ fn clean(value: &mut Value) {
     }
 }
 
-/// A compiled validator of a tool's `inputSchema`.
-pub(crate) struct ArgumentValidator {
-    validator: jsonschema::Validator,
+/// Whether every keyword of a generated schema is one that deserializing into the Rust type
+/// already enforces (types, required fields, `additionalProperties: false`, enums), so that a
+/// JSON Schema validator would add nothing. Ranges, lengths, patterns, formats and composition
+/// keep the full validator.
+pub(crate) fn enforced_by_types(schema: &Map<String, Value>) -> bool {
+    schema
+        .iter()
+        .all(|(key, value)| match (key.as_str(), value) {
+            ("type" | "required" | "description" | "title" | "enum" | "const" | "$ref", _) => true,
+            ("additionalProperties", Value::Bool(false)) => true,
+            ("properties" | "$defs", Value::Object(children)) => children
+                .values()
+                .all(|c| c.as_object().is_some_and(enforced_by_types)),
+            ("items", Value::Object(item)) => enforced_by_types(item),
+            _ => false,
+        })
+}
+
+/// How a tool's arguments are validated before its body runs.
+pub(crate) enum ArgumentValidator {
+    /// The typed parse of the handler enforces the whole (generated) schema.
+    TypedParse,
+    /// A compiled JSON Schema validator.
+    Schema(Box<jsonschema::Validator>),
 }
 
 impl ArgumentValidator {
@@ -88,17 +109,19 @@ impl ArgumentValidator {
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
             .build(&schema)
-            .map(|validator| ArgumentValidator { validator })
+            .map(|validator| ArgumentValidator::Schema(Box::new(validator)))
             .map_err(|e| e.to_string())
     }
 
     /// `None` when valid; otherwise one sentence per violation, naming the field.
     pub(crate) fn check(&self, args: &Value) -> Option<String> {
-        if self.validator.is_valid(args) {
+        let ArgumentValidator::Schema(validator) = self else {
+            return None;
+        };
+        if validator.is_valid(args) {
             return None;
         }
-        let problems: Vec<String> = self
-            .validator
+        let problems: Vec<String> = validator
             .iter_errors(args)
             .take(8)
             .map(|e| {
@@ -112,5 +135,41 @@ impl ArgumentValidator {
             })
             .collect();
         Some(problems.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn only_type_level_schemas_skip_the_validator() {
+        let typed = json!({"type": "object", "required": ["a"], "additionalProperties": false,
+            "properties": {"a": {"type": "integer", "description": "A."},
+                           "b": {"type": ["string", "null"]},
+                           "c": {"$ref": "#/$defs/C"}},
+            "$defs": {"C": {"type": "string", "enum": ["x", "y"]}}});
+        assert!(enforced_by_types(&map(typed)));
+        for extra in [
+            json!({"minLength": 3}),
+            json!({"pattern": "^doc_"}),
+            json!({"minimum": 0}),
+            json!({"format": "email"}),
+            json!({"anyOf": [{"type": "string"}]}),
+            json!({"default": "x"}),
+        ] {
+            let mut prop = map(json!({"type": "string"}));
+            prop.extend(map(extra.clone()));
+            let schema = json!({"type": "object", "properties": {"a": prop}});
+            assert!(!enforced_by_types(&map(schema)), "{extra}");
+        }
+        assert!(!enforced_by_types(&map(
+            json!({"type": "object", "additionalProperties": {"type": "string"}})
+        )));
     }
 }

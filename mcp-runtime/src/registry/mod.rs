@@ -272,7 +272,11 @@ impl Registry {
             // Hand-written schemas are checked now, so a bad one is a startup error; generated
             // ones are valid by construction and compiled on first use (faster cold start).
             let validator = std::sync::OnceLock::new();
-            if !tool.schema_derived {
+            if tool.schema_derived && crate::schema::enforced_by_types(&tool.info.input_schema) {
+                // Every keyword is one the typed parse enforces itself (types, required fields,
+                // no unknown fields): the handler's deserialization is the validation.
+                let _ = validator.set(Ok(ArgumentValidator::TypedParse));
+            } else if !tool.schema_derived {
                 match ArgumentValidator::compile(&tool.info.input_schema) {
                     Ok(v) => {
                         let _ = validator.set(Ok(v));

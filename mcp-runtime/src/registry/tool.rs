@@ -27,8 +27,16 @@ impl ToolCall {
     /// Deserializes the arguments into `T`.
     pub fn parse_arguments<T: DeserializeOwned>(&self) -> Result<T, String> {
         let pairs = self.arguments.iter().map(|(k, v)| (k.as_str(), v));
-        T::deserialize(serde::de::value::MapDeserializer::<_, serde_json::Error>::new(pairs))
-            .map_err(|e| e.to_string())
+        let de = serde::de::value::MapDeserializer::<_, serde_json::Error>::new(pairs);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let message = json_terms(&e.into_inner().to_string());
+            if path.is_empty() || path == "." {
+                message
+            } else {
+                format!("`{path}`: {message}")
+            }
+        })
     }
 }
 
@@ -209,6 +217,32 @@ impl Tool {
         self.handler = Some(Arc::new(move |call| Box::pin(f(call))));
         self
     }
+}
+
+/// Speaks JSON to the model: serde's Rust type names (`expected i64`) become JSON Schema terms.
+fn json_terms(message: &str) -> String {
+    const TERMS: [(&str, &str); 14] = [
+        ("expected i8", "expected an integer"),
+        ("expected i16", "expected an integer"),
+        ("expected i32", "expected an integer"),
+        ("expected i64", "expected an integer"),
+        ("expected i128", "expected an integer"),
+        ("expected isize", "expected an integer"),
+        ("expected u8", "expected a non-negative integer"),
+        ("expected u16", "expected a non-negative integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected u64", "expected a non-negative integer"),
+        ("expected u128", "expected a non-negative integer"),
+        ("expected usize", "expected a non-negative integer"),
+        ("expected f32", "expected a number"),
+        ("expected f64", "expected a number"),
+    ];
+    for (rust, json) in TERMS {
+        if let Some(head) = message.strip_suffix(rust) {
+            return format!("{head}{json}");
+        }
+    }
+    message.to_owned()
 }
 
 /// The arguments of a tool that takes none: `inputSchema` is
