@@ -98,6 +98,28 @@ fn mrtr_open_retry(b: Bencher) {
 }
 
 /// `tools/call` with a 20-field argument object (validated against its compiled schema).
+/// Sealing and opening a typical `requestState` payload alone (about 400 bytes of JSON: binding,
+/// expiry, round, three collected answers), with XChaCha20-Poly1305.
+#[divan::bench]
+fn seal_and_open_state(b: Bencher) {
+    let ring = mcp_runtime::KeyRing::new(&[[9; 32]]).expect("a key");
+    let payload = serde_json::to_vec(&serde_json::json!({
+        "b": {"m": "tools/call", "n": "prepare_review", "d": "x2O1g1c3lYt0vN3Q6i0n1o0wq2vj2h3m5a9z8y7x6w5"},
+        "e": 1_800_000_000_000u64,
+        "r": 1,
+        "a": {
+            "workspace_scope": {"roots": [{"uri": "file:///workspace/release", "name": "release"}]},
+            "review_sample": {"role": "assistant", "content": {"type": "text", "text": "Check correctness and rollback risk."}, "model": "m"},
+            "review_goal": {"action": "accept", "content": {"goal": "find correctness risks"}}
+        }
+    }))
+    .expect("JSON");
+    b.bench(|| {
+        let token = ring.seal(divan::black_box(&payload)).expect("sealed");
+        ring.open(&token).expect("opened").len()
+    });
+}
+
 #[divan::bench]
 fn dispatch_validate_20_fields(b: Bencher) {
     let s = server(0, true);

@@ -100,7 +100,18 @@ impl KeyRing {
         self.keys.is_empty()
     }
 
-    pub(crate) fn seal(&self, plaintext: &[u8]) -> Result<String, McpError> {
+    /// Seals `plaintext` with the first key: an opaque `v1.` token only a server holding one of
+    /// the ring's keys can open (authenticated: any change makes [`open`](Self::open) fail). Also
+    /// useful for your own opaque handles.
+    ///
+    /// ```
+    /// use mcp_runtime::mrtr::KeyRing;
+    /// let ring = KeyRing::new(&[[7; 32]]).unwrap();
+    /// let token = ring.seal(b"cart-41").unwrap();
+    /// assert_eq!(ring.open(&token).unwrap(), b"cart-41");
+    /// assert!(ring.open(&format!("{token}x")).is_err());
+    /// ```
+    pub fn seal(&self, plaintext: &[u8]) -> Result<String, McpError> {
         let (id, cipher) = &self.keys[0];
         let mut nonce = [0u8; 24];
         getrandom::getrandom(&mut nonce)
@@ -131,7 +142,9 @@ impl KeyRing {
         Ok(token)
     }
 
-    pub(crate) fn open(&self, token: &str) -> Result<Vec<u8>, McpError> {
+    /// Opens a token sealed by any key of the ring; `-32602` when it was altered, forged, or
+    /// sealed with another key.
+    pub fn open(&self, token: &str) -> Result<Vec<u8>, McpError> {
         let invalid =
             |why: &str| McpError::invalid_params(format!("Invalid params: requestState {why}"));
         if token.len() > MAX_STATE_BYTES {
