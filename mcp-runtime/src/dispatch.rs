@@ -57,6 +57,8 @@ pub struct Request {
     pub(crate) params: Option<Box<RawValue>>,
     pub(crate) meta: Option<RequestMeta>,
     pub(crate) name: Option<Value>,
+    /// `tools/call` params read in the same pass as `_meta` (the hot path parses them once).
+    pub(crate) tool_call: Option<Box<ToolCallParams>>,
 }
 
 /// A request that could not be accepted: the error and the id to answer with (absent when the
@@ -322,11 +324,26 @@ struct Head<'a> {
     uri: Option<Value>,
 }
 
-/// `tools/call` params as dispatch needs them: `_meta` was already read by [`parse_message`],
-/// so it is skipped here instead of being deserialized a second time.
+/// `tools/call` params with `_meta`, read in one pass by [`parse_message`].
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ToolCallParams {
+struct ToolCallWhole {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    input_responses: Option<Value>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+/// `tools/call` params as dispatch needs them: `_meta` was already read by [`parse_message`],
+/// so it is skipped here instead of being deserialized a second time.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolCallParams {
     name: String,
     #[serde(default)]
     arguments: Option<Value>,
@@ -395,6 +412,26 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
     let Some(id) = id else {
         return Ok(Incoming::Notification(Notification { method, params }));
     };
+    if method == "tools/call"
+        && let Some(raw) = &params
+        && let Ok(whole) = serde_json::from_str::<ToolCallWhole>(raw.get())
+    {
+        // One pass over the params; anything unusual takes the general path below, which
+        // reports it in the pipeline's order.
+        return Ok(Incoming::Request(Request {
+            id,
+            method,
+            params: None,
+            meta: whole.meta,
+            name: Some(Value::String(whole.name.clone())),
+            tool_call: Some(Box::new(ToolCallParams {
+                name: whole.name,
+                arguments: whole.arguments,
+                input_responses: whole.input_responses,
+                request_state: whole.request_state,
+            })),
+        }));
+    }
     let (meta, name) = match &params {
         None => (None, None),
         Some(raw) => match serde_json::from_str::<Head>(raw.get()) {
@@ -436,6 +473,7 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
         params,
         meta,
         name,
+        tool_call: None,
     }))
 }
 
@@ -795,6 +833,7 @@ impl Server {
         };
         let server = self.clone();
         let params = req.params;
+        let tool_call = req.tool_call;
         let param_headers = options.param_headers;
         let timeout = if method == Method::Listen {
             None
@@ -802,7 +841,7 @@ impl Server {
             cfg.request_timeout
         };
         let fut = async move {
-            let work = server.serve_method(method, params, cx, param_headers);
+            let work = server.serve_method(method, params, tool_call, cx, param_headers);
             let outcome = match timeout {
                 None => work.await,
                 Some(limit) => match tokio::time::timeout(limit, work).await {
@@ -831,6 +870,7 @@ impl Server {
         &self,
         method: Method,
         params: Option<Box<RawValue>>,
+        tool_call: Option<Box<ToolCallParams>>,
         cx: RequestContext,
         param_headers: Option<Vec<(String, String)>>,
     ) -> Result<Response, McpError> {
@@ -845,8 +885,11 @@ impl Server {
                 self.list_page(method, &id, p.cursor.as_deref())
             }
             Method::ToolsCall => {
-                self.call_tool(parse_required(&params)?, cx, param_headers)
-                    .await
+                let params = match tool_call {
+                    Some(prepared) => *prepared,
+                    None => parse_required(&params)?,
+                };
+                self.call_tool(params, cx, param_headers).await
             }
             Method::ResourcesRead => self.read_resource(parse_required(&params)?, cx).await,
             Method::PromptsGet => self.get_prompt(parse_required(&params)?, cx).await,
