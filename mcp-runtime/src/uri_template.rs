@@ -3,6 +3,9 @@
 
 use std::collections::HashMap;
 
+/// Longest URI matched against a template, in bytes.
+const MAX_URI_LEN: usize = 8 * 1024;
+
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
     Literal(String),
@@ -99,8 +102,12 @@ impl UriTemplate {
         self.variables().next().is_none()
     }
 
-    /// Matches a URI, returning the (percent-decoded) variable values.
+    /// Matches a URI, returning the (percent-decoded) variable values. URIs longer than 8 KiB
+    /// never match (matching backtracks; client input must stay bounded).
     pub fn matches(&self, uri: &str) -> Option<HashMap<String, String>> {
+        if uri.len() > MAX_URI_LEN {
+            return None;
+        }
         let mut out = HashMap::new();
         if match_parts(&self.parts, uri, &mut out) {
             Some(out)
