@@ -38,7 +38,13 @@ async fn send(server: &Server, body: Vec<u8>) -> Value {
     let call = server
         .handle_message(&body, Default::default())
         .expect("a request gets a response");
-    let answer: Value = serde_json::from_slice(&call.response().await.body).unwrap();
+    let response = call.response().await;
+    let answer: Value = serde_json::from_slice(&response.body).unwrap();
+    assert_eq!(
+        response.is_error(),
+        answer.get("error").is_some(),
+        "{answer}"
+    );
     let sent: Value = serde_json::from_slice(&body).unwrap();
     common::assert_response_valid(sent["method"].as_str().unwrap(), &answer);
     if answer["result"]["resultType"] == "input_required" {

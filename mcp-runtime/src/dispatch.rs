@@ -89,6 +89,7 @@ pub struct Response {
     pub status: u16,
     /// Serialized JSON-RPC response.
     pub body: Bytes,
+    error: bool,
 }
 
 #[derive(Serialize)]
@@ -121,6 +122,7 @@ impl Response {
             Ok(()) => Response {
                 status: 200,
                 body: Bytes::from(buf),
+                error: false,
             },
             Err(e) => Response::error(
                 Some(id),
@@ -141,11 +143,12 @@ impl Response {
         Response {
             status: error.status,
             body: Bytes::from(body),
+            error: true,
         }
     }
-    /// Whether this is an error response.
+    /// Whether this is a JSON-RPC error response.
     pub fn is_error(&self) -> bool {
-        self.status != 200 || self.body.windows(8).any(|w| w == b"\"error\":")
+        self.error
     }
 }
 
