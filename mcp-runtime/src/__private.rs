@@ -55,11 +55,6 @@ impl Registration {
 
 inventory::collect!(Registration);
 
-/// The clean input schema of an arguments struct.
-pub fn input_schema<T: schemars::JsonSchema>() -> serde_json::Map<String, serde_json::Value> {
-    crate::schema::schema_for::<T>()
-}
-
 /// Deserializes a tool's (already validated) arguments.
 #[allow(clippy::result_large_err)] // the error is a ready answer, built at most once per call
 pub fn parse_arguments<T: serde::de::DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutcome> {
