@@ -386,15 +386,19 @@ pub fn sample_params(
     p
 }
 
+type Decoded = Box<dyn std::any::Any + Send>;
+
 struct SlotSpec {
     key: &'static str,
     required: bool,
     request: InputRequest,
-    check: fn(&str, &Value) -> Result<(), McpError>,
+    decode: fn(&str, &Value) -> Result<Decoded, McpError>,
+    /// The answer decoded by [`InputSet::finish`], handed out by [`InputSet::take`].
+    decoded: Option<Decoded>,
 }
 
-fn check_as<T: FromAnswer>(key: &str, v: &Value) -> Result<(), McpError> {
-    T::from_answer(key, v).map(|_| ())
+fn decode_as<T: FromAnswer + Send + 'static>(key: &str, v: &Value) -> Result<Decoded, McpError> {
+    T::from_answer(key, v).map(|t| Box::new(t) as Decoded)
 }
 
 /// A typed handle to one declared input, redeemed with [`InputSet::take`].
@@ -430,7 +434,7 @@ impl InputSet {
         })
     }
 
-    fn push<T: FromAnswer>(
+    fn push<T: FromAnswer + Send + 'static>(
         &mut self,
         key: &'static str,
         required: bool,
@@ -440,7 +444,8 @@ impl InputSet {
             key,
             required,
             request,
-            check: check_as::<T>,
+            decode: decode_as::<T>,
+            decoded: None,
         });
         Slot {
             index: self.slots.len() - 1,
@@ -468,7 +473,7 @@ impl InputSet {
     }
 
     /// Declares a form elicitation.
-    pub fn elicit<T: ElicitForm>(
+    pub fn elicit<T: ElicitForm + Send + 'static>(
         &mut self,
         key: &'static str,
         required: bool,
@@ -489,13 +494,13 @@ impl InputSet {
         let caps = self.cx.client_capabilities();
         let mut asks = InputRequests::new();
         let mut missing = Vec::new();
-        let mut answers = Map::new();
-        for slot in &self.slots {
+        let mut answered = Vec::new();
+        for slot in &mut self.slots {
             let need = need_of(&slot.request);
             match data.answer(slot.key) {
                 Some(v) => {
-                    (slot.check)(slot.key, v)?;
-                    answers.insert(slot.key.to_owned(), v.clone());
+                    slot.decoded = Some((slot.decode)(slot.key, v)?);
+                    answered.push(slot.key);
                 }
                 None if need.declared(caps) => asks.insert(slot.key, slot.request.clone()),
                 None if slot.required && !missing.contains(&need) => missing.push(need),
@@ -508,6 +513,11 @@ impl InputSet {
         if asks.is_empty() {
             return Ok(None);
         }
+        // Answers given so far ride, sealed, to the next round (copied only when asking again).
+        let answers = answered
+            .into_iter()
+            .filter_map(|k| data.answer(k).map(|v| (k.to_owned(), v.clone())))
+            .collect();
         let data_value = data
             .previous
             .as_ref()
@@ -522,17 +532,26 @@ impl InputSet {
     }
 
     /// The answer of a required input (after [`finish`](Self::finish) returned `None`).
-    pub fn take<T: FromAnswer>(&mut self, slot: Slot<T>) -> Result<T, McpError> {
+    pub fn take<T: FromAnswer + Send + 'static>(&mut self, slot: Slot<T>) -> Result<T, McpError> {
         self.take_optional(slot)?.ok_or_else(|| {
             McpError::internal("a required client input was not answered (finish() was not called)")
         })
     }
 
     /// The answer of an optional input: `None` when the client could not provide it.
-    pub fn take_optional<T: FromAnswer>(&mut self, slot: Slot<T>) -> Result<Option<T>, McpError> {
+    pub fn take_optional<T: FromAnswer + Send + 'static>(
+        &mut self,
+        slot: Slot<T>,
+    ) -> Result<Option<T>, McpError> {
+        let spec = &mut self.slots[slot.index];
+        if let Some(done) = spec.decoded.take().and_then(|d| d.downcast::<T>().ok()) {
+            return Ok(Some(*done));
+        }
+        // Not decoded yet (finish() was not called): decode now.
         let data = input_data(&self.cx)?;
-        let key = self.slots[slot.index].key;
-        data.answer(key).map(|v| T::from_answer(key, v)).transpose()
+        data.answer(spec.key)
+            .map(|v| T::from_answer(spec.key, v))
+            .transpose()
     }
 }
 

@@ -191,16 +191,9 @@ impl Tool {
         self.handler = Some(Arc::new(move |call: ToolCall| {
             let f = f.clone();
             Box::pin(async move {
-                let args: A = match call.parse_arguments() {
+                let args: A = match crate::__private::parse_arguments(&call) {
                     Ok(a) => a,
-                    Err(e) => {
-                        return Ok(ToolOutcome::Complete(
-                            crate::protocol::CallToolResult::error(format!(
-                                "Invalid arguments for tool `{}`: {e}",
-                                call.name
-                            )),
-                        ));
-                    }
+                    Err(answer) => return Ok(answer),
                 };
                 f(args, call.context).await.into_tool_result()
             })
