@@ -10,7 +10,46 @@
 mod study;
 
 use mcp_bench::{Request, add_call, mrtr_first, mrtr_retry, resource_read, tools_list};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+/// The system allocator, counting allocations so the loop can report allocations per request.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static ALLOCATED_BYTES: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards every call to `System` unchanged; the counters are plain atomics.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        ALLOCATED_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        ALLOCATED_BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> (u64, u64) {
+    (
+        ALLOCATIONS.load(Ordering::Relaxed),
+        ALLOCATED_BYTES.load(Ordering::Relaxed),
+    )
+}
 
 fn body_of(resp: &[u8]) -> serde_json::Value {
     serde_json::from_slice(resp).unwrap_or_default()
@@ -27,13 +66,19 @@ fn main() -> Result<(), String> {
         .ok_or("usage: mcp-bench-profile CASE ITERATIONS")?;
     if case == "baseline" {
         let body = add_call(false).body;
+        let a0 = allocations();
         let t = Instant::now();
         let mut bytes = 0;
         for _ in 0..iters {
             bytes += mcp_bench::baseline_answer(body.as_bytes()).map_or(0, |v| v.len());
         }
         let ns = t.elapsed().as_nanos() as f64 / iters as f64;
-        println!("baseline: {ns:.0} ns/request ({bytes} bytes)");
+        let a1 = allocations();
+        println!(
+            "baseline: {ns:.0} ns/request ({bytes} bytes), {:.1} allocations ({:.0} bytes)/request",
+            (a1.0 - a0.0) as f64 / iters as f64,
+            (a1.1 - a0.1) as f64 / iters as f64
+        );
         return Ok(());
     }
     let (fill, validate) = match case.as_str() {
@@ -77,12 +122,18 @@ fn main() -> Result<(), String> {
         }
         other => return Err(format!("unknown case `{other}`")),
     };
+    let a0 = allocations();
     let t = Instant::now();
     let mut bytes = 0;
     for i in 0..iters {
         bytes += send(&reqs[i % reqs.len()]).len();
     }
     let ns = t.elapsed().as_nanos() as f64 / iters as f64;
-    println!("{case}: {ns:.0} ns/request ({bytes} bytes)");
+    let a1 = allocations();
+    println!(
+        "{case}: {ns:.0} ns/request ({bytes} bytes), {:.1} allocations ({:.0} bytes)/request",
+        (a1.0 - a0.0) as f64 / iters as f64,
+        (a1.1 - a0.1) as f64 / iters as f64
+    );
     Ok(())
 }
