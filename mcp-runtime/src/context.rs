@@ -3,8 +3,7 @@
 use crate::McpError;
 use crate::protocol::{
     ClientCapabilities, Implementation, JsonRpcNotification, LoggingLevel,
-    LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, RequestId,
-    RequestMeta,
+    LoggingMessageNotificationParams, ProgressNotificationParams, RequestId, RequestMeta,
 };
 use bytes::Bytes;
 use serde::Serialize;
@@ -160,6 +159,8 @@ pub(crate) struct ContextInner {
     pub(crate) server_info: Arc<Implementation>,
     pub(crate) logging_enabled: bool,
     pub(crate) input: std::sync::OnceLock<crate::mrtr::InputData>,
+    /// The last progress value sent (bits of an `f64`), shared by every reporter of the request.
+    pub(crate) progress_last: AtomicU64,
 }
 
 /// Everything known about the request being served: its id, metadata, client capabilities,
@@ -229,9 +230,12 @@ impl RequestContext {
     /// A progress reporter (a no-op when the request carried no `progressToken`).
     pub fn progress(&self) -> Progress {
         Progress {
-            token: self.inner.meta.progress_token.clone(),
-            notifier: self.inner.notifier.clone(),
-            last: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+            request: self
+                .inner
+                .meta
+                .progress_token
+                .is_some()
+                .then(|| self.inner.clone()),
         }
     }
     /// A logger sending `notifications/message` at or above the request's `logLevel`.
@@ -259,41 +263,48 @@ impl RequestContext {
 /// assert!(!p.is_enabled());
 /// p.report(0.5, Some(1.0), Some("halfway")); // nothing is sent
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Progress {
-    token: Option<ProgressToken>,
-    notifier: Notifier,
-    last: Arc<AtomicU64>,
+    /// The request, when it carried a progress token.
+    request: Option<Arc<ContextInner>>,
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("enabled", &self.is_enabled())
+            .finish()
+    }
 }
 
 impl Progress {
     /// A reporter that sends nothing.
     pub fn disabled() -> Self {
-        Progress {
-            token: None,
-            notifier: Notifier::none(),
-            last: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
-        }
+        Progress { request: None }
     }
     /// Whether the client asked for progress.
     pub fn is_enabled(&self) -> bool {
-        self.token.is_some()
+        self.request.is_some()
     }
     /// Sends one progress notification; returns whether it was sent.
     pub fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = &self.token else {
+        let Some(request) = &self.request else {
+            return false;
+        };
+        let Some(token) = &request.meta.progress_token else {
             return false;
         };
         if !progress.is_finite() {
             return false;
         }
-        // Strictly increasing, even with concurrent reporters.
-        let mut prev = self.last.load(Ordering::SeqCst);
+        // Strictly increasing, even with concurrent reporters of the same request.
+        let last = &request.progress_last;
+        let mut prev = last.load(Ordering::SeqCst);
         loop {
             if progress <= f64::from_bits(prev) {
                 return false;
             }
-            match self.last.compare_exchange(
+            match last.compare_exchange(
                 prev,
                 progress.to_bits(),
                 Ordering::SeqCst,
@@ -310,7 +321,7 @@ impl Progress {
             message: message.map(str::to_owned),
             meta: None,
         };
-        self.notifier.send("notifications/progress", &params)
+        request.notifier.send("notifications/progress", &params)
     }
 }
 

@@ -53,12 +53,13 @@ pub struct Notification {
 #[derive(Debug)]
 pub struct Request {
     pub(crate) id: RequestId,
-    pub(crate) method: String,
+    /// Known methods borrow their static name: no allocation on the hot path.
+    pub(crate) method: std::borrow::Cow<'static, str>,
     pub(crate) params: Option<Box<RawValue>>,
     pub(crate) meta: Option<RequestMeta>,
     pub(crate) name: Option<Value>,
     /// `tools/call` params read in the same pass as `_meta` (the hot path parses them once).
-    pub(crate) tool_call: Option<Box<ToolCallParams>>,
+    pub(crate) tool_call: Option<ToolCallParams>,
 }
 
 /// A request that could not be accepted: the error and the id to answer with (absent when the
@@ -182,6 +183,21 @@ impl std::fmt::Debug for Call {
 }
 
 impl Call {
+    fn with(
+        rx: Option<mpsc::UnboundedReceiver<Bytes>>,
+        fut: Option<Pin<Box<dyn Future<Output = Response> + Send>>>,
+        ready: Option<Response>,
+        cancel: CancellationToken,
+    ) -> Call {
+        Call {
+            rx,
+            fut,
+            ready,
+            cancel,
+            finished: false,
+        }
+    }
+
     fn ready(response: Response) -> Call {
         Call {
             rx: None,
@@ -296,6 +312,23 @@ fn present_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(d).map(Some)
 }
 
+/// A method name: the static name of a known method (no allocation), else the string.
+fn raw_method(raw: &RawValue) -> Option<std::borrow::Cow<'static, str>> {
+    let text = raw.get();
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    let owned;
+    let name = if inner.contains('\\') {
+        owned = serde_json::from_str::<String>(text).ok()?;
+        owned.as_str()
+    } else {
+        inner
+    };
+    Some(match Method::parse(name) {
+        Some(m) => std::borrow::Cow::Borrowed(m.name()),
+        None => std::borrow::Cow::Owned(name.to_owned()),
+    })
+}
+
 /// A JSON string's value without allocating twice (escapes are rare in ids and method names).
 fn raw_string(raw: &RawValue) -> Option<String> {
     let text = raw.get();
@@ -327,38 +360,125 @@ struct Head<'a> {
     uri: Option<Value>,
 }
 
-/// `tools/call` params with `_meta`, read in one pass by [`parse_message`].
+/// `tools/call` params with `_meta`, read in one pass over the request body by
+/// [`parse_message`]: `arguments` and `inputResponses` are only delimited here, not parsed.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ToolCallWhole {
+struct ToolCallWhole<'a> {
     #[serde(rename = "_meta", default)]
     meta: Option<RequestMeta>,
     name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
-    #[serde(default)]
-    input_responses: Option<Value>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    input_responses: Option<&'a RawValue>,
     #[serde(default)]
     request_state: Option<String>,
 }
 
-/// `tools/call` params as dispatch needs them: `_meta` was already read by [`parse_message`],
-/// so it is skipped here instead of being deserialized a second time.
-#[derive(Debug, Deserialize)]
+/// A whole well-formed `tools/call` request, read in one pass over the body.
+#[derive(Deserialize)]
+struct ToolCallEnvelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: &'a str,
+    #[serde(borrow)]
+    id: &'a RawValue,
+    #[serde(borrow)]
+    method: &'a str,
+    #[serde(borrow)]
+    params: ToolCallWhole<'a>,
+    #[serde(default)]
+    result: Option<IgnoredAny>,
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+}
+
+/// The hot path: a well-formed `tools/call` in one pass over the body. `None` for anything
+/// else (another method, an escape where a borrow is expected, any malformation), which the
+/// general path of [`parse_message`] then reads and reports in the pipeline's order.
+fn parse_tool_call(body: &[u8]) -> Option<Request> {
+    let env: ToolCallEnvelope<'_> = serde_json::from_slice(body).ok()?;
+    if env.jsonrpc != "2.0"
+        || env.method != "tools/call"
+        || env.result.is_some()
+        || env.error.is_some()
+    {
+        return None;
+    }
+    let whole = env.params;
+    Some(Request {
+        id: raw_id(env.id)?,
+        method: std::borrow::Cow::Borrowed(Method::ToolsCall.name()),
+        params: None,
+        meta: whole.meta,
+        name: None,
+        tool_call: Some(ToolCallParams {
+            name: whole.name,
+            arguments: whole.arguments.map(|a| Arc::from(a.get())),
+            input_responses: whole.input_responses.map(RawValue::to_owned),
+            request_state: whole.request_state,
+        }),
+    })
+}
+
+/// `tools/call` params read from owned raw params (the general path): `_meta` was already
+/// read by [`parse_message`], so it is skipped here instead of being deserialized again.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ToolCallParams {
+struct ToolCallOwned {
     name: String,
     #[serde(default)]
-    arguments: Option<Value>,
+    arguments: Option<Box<RawValue>>,
     #[serde(default)]
-    input_responses: Option<Value>,
+    input_responses: Option<Box<RawValue>>,
     #[serde(default)]
     request_state: Option<String>,
+}
+
+/// Work started by [`Server::start_method`].
+enum Work {
+    /// Answered without a handler.
+    Ready(Response),
+    /// A tool handler.
+    Tool(StartedTool),
+    /// Any other handler.
+    Other(crate::registry::BoxFuture<'static, Result<Response, McpError>>),
+}
+
+/// A tool handler started by [`Server::start_tool_call`].
+struct StartedTool {
+    entry: Arc<crate::registry::ToolEntry>,
+    handler: crate::registry::BoxFuture<'static, Result<ToolOutcome, McpError>>,
+    id: RequestId,
+}
+
+/// `tools/call` params as dispatch needs them: the arguments as the JSON text sent (checked to
+/// be an object, and parsed, only when the call is served).
+#[derive(Debug)]
+pub(crate) struct ToolCallParams {
+    name: String,
+    arguments: Option<Arc<str>>,
+    input_responses: Option<Box<RawValue>>,
+    request_state: Option<String>,
+}
+
+impl From<ToolCallOwned> for ToolCallParams {
+    fn from(p: ToolCallOwned) -> Self {
+        ToolCallParams {
+            name: p.name,
+            arguments: p.arguments.map(|a| Arc::from(a.get())),
+            input_responses: p.input_responses,
+            request_state: p.request_state,
+        }
+    }
 }
 
 /// Parses one JSON-RPC message (`-32700` for invalid JSON, `-32600` for anything that is not a
 /// single request or notification object).
 pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
+    if let Some(req) = parse_tool_call(body) {
+        return Ok(Incoming::Request(req));
+    }
     let env: Envelope<'_> = match serde_json::from_slice(body) {
         Ok(env) => env,
         Err(e) => {
@@ -406,35 +526,38 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
             "this server accepts requests and notifications only, not JSON-RPC responses",
         );
     }
-    let method = match env.method.map(raw_string) {
+    let method = match env.method.map(raw_method) {
         Some(Some(m)) => m,
         Some(None) => return invalid(&id, "`method` must be a string"),
         None => return invalid(&id, "`method` is missing"),
     };
-    let params = env.params.map(|p| p.to_owned());
     let Some(id) = id else {
-        return Ok(Incoming::Notification(Notification { method, params }));
+        return Ok(Incoming::Notification(Notification {
+            method: method.into_owned(),
+            params: env.params.map(|p| p.to_owned()),
+        }));
     };
     if method == "tools/call"
-        && let Some(raw) = &params
-        && let Ok(whole) = serde_json::from_str::<ToolCallWhole>(raw.get())
+        && let Some(raw) = env.params
+        && let Ok(whole) = serde_json::from_str::<ToolCallWhole<'_>>(raw.get())
     {
-        // One pass over the params; anything unusual takes the general path below, which
-        // reports it in the pipeline's order.
+        // One pass over the params, borrowed from the body; anything unusual takes the general
+        // path below, which reports it in the pipeline's order.
         return Ok(Incoming::Request(Request {
             id,
             method,
             params: None,
             meta: whole.meta,
-            name: Some(Value::String(whole.name.clone())),
-            tool_call: Some(Box::new(ToolCallParams {
+            name: None,
+            tool_call: Some(ToolCallParams {
                 name: whole.name,
-                arguments: whole.arguments,
-                input_responses: whole.input_responses,
+                arguments: whole.arguments.map(|a| Arc::from(a.get())),
+                input_responses: whole.input_responses.map(RawValue::to_owned),
                 request_state: whole.request_state,
-            })),
+            }),
         }));
     }
+    let params = env.params.map(|p| p.to_owned());
     let (meta, name) = match &params {
         None => (None, None),
         Some(raw) => match serde_json::from_str::<Head>(raw.get()) {
@@ -493,9 +616,13 @@ impl Request {
     pub fn meta(&self) -> Option<&RequestMeta> {
         self.meta.as_ref()
     }
-    /// `params.name` (or `params.uri` for `resources/read`), the value `Mcp-Name` mirrors.
-    pub fn name_value(&self) -> Option<&Value> {
-        self.name.as_ref()
+    /// `params.name` (or `params.uri` for `resources/read`) when it is a string: the value the
+    /// `Mcp-Name` header mirrors.
+    pub fn name(&self) -> Option<&str> {
+        match &self.tool_call {
+            Some(call) => Some(&call.name),
+            None => self.name.as_ref().and_then(Value::as_str),
+        }
     }
 
     /// Checks the required `_meta` fields (`-32602`, HTTP 400 when missing).
@@ -779,7 +906,7 @@ impl Server {
                     ),
                 ));
             }
-            None if REMOVED.contains(&req.method.as_str()) => {
+            None if REMOVED.contains(&&*req.method) => {
                 return fail(
                     McpError::new(
                         codes::METHOD_NOT_FOUND,
@@ -832,72 +959,119 @@ impl Server {
                 server_info: cfg.info.clone(),
                 logging_enabled: cfg.logging,
                 input: std::sync::OnceLock::new(),
+                progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             }),
         };
-        let server = self.clone();
-        let params = req.params;
-        let tool_call = req.tool_call;
-        let param_headers = options.param_headers;
+        // Everything up to the handler runs now, synchronously: the future kept for the rest is
+        // small (it is allocated for every request), and a ready answer needs none.
+        let started =
+            self.start_method(method, req.params, req.tool_call, cx, options.param_headers);
+        let work = match started {
+            Ok(Work::Ready(resp)) => return Call::with(rx, None, Some(resp), cancel),
+            Err(e) => return Call::with(rx, None, Some(Response::error(Some(&id), &e)), cancel),
+            Ok(work) => work,
+        };
         let timeout = if method == Method::Listen {
             None
         } else {
             cfg.request_timeout
         };
+        let deadline = timeout.map(|limit| (tokio::time::Instant::now() + limit, limit));
+        let server = self.clone();
         let fut = async move {
-            let work = server.serve_method(method, params, tool_call, cx, param_headers);
-            let outcome = match timeout {
-                None => work.await,
-                Some(limit) => match tokio::time::timeout(limit, work).await {
-                    Ok(r) => r,
-                    Err(_) => Err(McpError::internal(format!(
-                        "Request timed out after {} ms",
-                        limit.as_millis()
-                    ))),
-                },
+            let mut work = std::pin::pin!(server.run_work(work));
+            // Most handlers finish in their first poll: a timer is only armed for one that
+            // waits (registering a timer costs more than a short handler).
+            let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+            let outcome = match (first, deadline) {
+                (Poll::Ready(r), _) => r,
+                (Poll::Pending, None) => work.await,
+                (Poll::Pending, Some((at, limit))) => {
+                    match tokio::time::timeout_at(at, work).await {
+                        Ok(r) => r,
+                        Err(_) => Err(McpError::internal(format!(
+                            "Request timed out after {} ms",
+                            limit.as_millis()
+                        ))),
+                    }
+                }
             };
             match outcome {
                 Ok(resp) => resp,
                 Err(e) => Response::error(Some(&id), &e),
             }
         };
-        Call {
-            rx,
-            fut: Some(Box::pin(fut)),
-            ready: None,
-            cancel,
-            finished: false,
-        }
+        Call::with(rx, Some(Box::pin(fut)), None, cancel)
     }
 
-    async fn serve_method(
+    /// Starts serving `method`: answers what needs no handler, starts the handler otherwise.
+    fn start_method(
         &self,
         method: Method,
         params: Option<Box<RawValue>>,
-        tool_call: Option<Box<ToolCallParams>>,
+        tool_call: Option<ToolCallParams>,
         cx: RequestContext,
         param_headers: Option<Vec<(String, String)>>,
-    ) -> Result<Response, McpError> {
-        let id = cx.request_id().clone();
-        match method {
-            Method::Discover => Ok(Response::result(&id, &self.discover_result())),
+    ) -> Result<Work, McpError> {
+        Ok(match method {
+            Method::Discover => {
+                Work::Ready(Response::result(cx.request_id(), &self.discover_result()))
+            }
             Method::ToolsList
             | Method::ResourcesList
             | Method::TemplatesList
             | Method::PromptsList => {
                 let p: PaginatedRequestParams = parse_params(&params)?;
-                self.list_page(method, &id, p.cursor.as_deref())
+                Work::Ready(self.list_page(method, cx.request_id(), p.cursor.as_deref())?)
             }
             Method::ToolsCall => {
                 let params = match tool_call {
-                    Some(prepared) => *prepared,
-                    None => parse_required(&params)?,
+                    Some(prepared) => prepared,
+                    None => parse_required::<ToolCallOwned>(&params)?.into(),
                 };
-                self.call_tool(params, cx, param_headers).await
+                match self.start_tool_call(params, cx, param_headers)? {
+                    Ok(started) => Work::Tool(started),
+                    Err(answer) => Work::Ready(answer),
+                }
             }
-            Method::ResourcesRead => self.read_resource(parse_required(&params)?, cx).await,
-            Method::PromptsGet => self.get_prompt(parse_required(&params)?, cx).await,
-            Method::Complete => self.complete(parse_required(&params)?, cx).await,
-            Method::Listen => self.listen(parse_params(&params)?, cx).await,
+            Method::ResourcesRead => {
+                let p = parse_required(&params)?;
+                let server = self.clone();
+                Work::Other(Box::pin(async move { server.read_resource(p, cx).await }))
+            }
+            Method::PromptsGet => {
+                let p = parse_required(&params)?;
+                let server = self.clone();
+                Work::Other(Box::pin(async move { server.get_prompt(p, cx).await }))
+            }
+            Method::Complete => {
+                let p = parse_required(&params)?;
+                let server = self.clone();
+                Work::Other(Box::pin(async move { server.complete(p, cx).await }))
+            }
+            Method::Listen => {
+                let p = parse_params(&params)?;
+                let server = self.clone();
+                Work::Other(Box::pin(async move { server.listen(p, cx).await }))
+            }
+        })
+    }
+
+    /// Runs started work to its response.
+    async fn run_work(&self, work: Work) -> Result<Response, McpError> {
+        match work {
+            Work::Ready(resp) => Ok(resp),
+            Work::Tool(StartedTool { entry, handler, id }) => {
+                let outcome = catch_panic(handler).await.unwrap_or_else(|msg| {
+                    let name = &entry.tool.info.name;
+                    tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
+                    Ok(ToolOutcome::Complete(p::CallToolResult::error(format!(
+                        "Tool `{name}` failed unexpectedly (the handler panicked)."
+                    ))))
+                })?;
+                Ok(self.finish_tool_call(&id, outcome))
+            }
+            Work::Other(fut) => fut.await,
         }
     }
 
@@ -997,13 +1171,13 @@ impl Server {
         cx: &RequestContext,
         method: &'static str,
         name: &str,
-        arguments: &Value,
-        responses: Option<Value>,
+        arguments: Arc<str>,
+        responses: Option<Box<RawValue>>,
         state: Option<String>,
     ) -> Result<(), McpError> {
-        let responses = match responses {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m,
+        let responses = match responses.map(|r| serde_json::from_str::<Value>(r.get())) {
+            None | Some(Ok(Value::Null)) => Map::new(),
+            Some(Ok(Value::Object(m))) => m,
             Some(_) => {
                 return Err(McpError::invalid_params(
                     "Invalid params: `inputResponses` must be an object keyed by the input request keys",
@@ -1011,13 +1185,14 @@ impl Server {
             }
         };
         let caller = cx.caller().map(|c| c.subject.as_str());
+        let arguments: Value = serde_json::from_str(&arguments).unwrap_or(Value::Null);
         let (binding, previous) = match state {
             None => (
-                crate::mrtr::LazyBinding::later(method, name, arguments, caller),
+                crate::mrtr::LazyBinding::later(method, name, &arguments, caller),
                 None,
             ),
             Some(token) => {
-                let binding = crate::mrtr::Binding::new(method, name, arguments, caller);
+                let binding = crate::mrtr::Binding::new(method, name, &arguments, caller);
                 let previous = self.shared.sealer.open(&token, &binding)?;
                 (crate::mrtr::LazyBinding::ready(binding), Some(previous))
             }
@@ -1039,13 +1214,14 @@ impl Server {
         Response::result(id, &r)
     }
 
-    async fn call_tool(
+    /// Everything of a `tools/call` before its handler runs, synchronously: only the handler's
+    /// future and what finishing needs are held across the await (a smaller future to box).
+    fn start_tool_call(
         &self,
         params: ToolCallParams,
         cx: RequestContext,
         param_headers: Option<Vec<(String, String)>>,
-    ) -> Result<Response, McpError> {
-        let id = cx.request_id().clone();
+    ) -> Result<Result<StartedTool, Response>, McpError> {
         let reg = self.registry();
         let Some(entry) = reg
             .tool_index
@@ -1058,9 +1234,11 @@ impl Server {
             )));
         };
         drop(reg);
+        // The text is one JSON value (serde_json delimited it): its first byte tells its type.
         let arguments = match params.arguments {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m,
+            None => crate::registry::Arguments::empty(),
+            Some(raw) if raw.starts_with('{') => crate::registry::Arguments::from_raw_object(raw),
+            Some(raw) if &*raw == "null" => crate::registry::Arguments::empty(),
             Some(_) => {
                 return Err(McpError::invalid_params(format!(
                     "Invalid params: `arguments` of tool `{}` must be an object",
@@ -1068,45 +1246,41 @@ impl Server {
                 )));
             }
         };
-        if let Some(headers) = &param_headers {
-            crate::registry::check_param_headers(&entry.headers, &arguments, headers)?;
+        if let Some(headers) = &param_headers
+            && !entry.headers.is_empty()
+        {
+            crate::registry::check_param_headers(&entry.headers, arguments.as_map(), headers)?;
         }
-        let args_value = Value::Object(arguments);
-        if let Some(problems) = entry.validator()?.check(&args_value) {
+        let validator = entry.validator()?;
+        if validator.needs_tree()
+            && let Some(problems) = validator.check(arguments.as_value())
+        {
             let mut result = p::CallToolResult::error(format!(
                 "Invalid arguments for tool `{}`: {problems}",
                 params.name
             ));
             result.meta = self.result_meta();
-            return Ok(Response::result(&id, &result));
+            return Ok(Err(Response::result(cx.request_id(), &result)));
         }
         self.prepare_input(
             &cx,
             "tools/call",
             &params.name,
-            &args_value,
+            arguments.shared_json(),
             params.input_responses,
             params.request_state,
         )?;
-        let arguments = match args_value {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        let call = ToolCall {
-            name: params.name.clone(),
+        let id = cx.request_id().clone();
+        let handler = (entry.handler)(ToolCall {
+            name: params.name,
             arguments,
             context: cx,
-        };
-        let outcome = catch_panic((entry.handler)(call))
-            .await
-            .unwrap_or_else(|msg| {
-                tracing::error!(tool = %params.name, panic = %msg, "tool handler panicked");
-                Ok(ToolOutcome::Complete(p::CallToolResult::error(format!(
-                    "Tool `{}` failed unexpectedly (the handler panicked).",
-                    params.name
-                ))))
-            })?;
-        Ok(match outcome {
+        });
+        Ok(Ok(StartedTool { entry, handler, id }))
+    }
+
+    fn finish_tool_call(&self, id: &RequestId, outcome: ToolOutcome) -> Response {
+        match outcome {
             ToolOutcome::Complete(mut result) => {
                 result.result_type = ResultType::Complete;
                 if !self.shared.config.explicit_is_error && result.is_error == Some(false) {
@@ -1115,10 +1289,10 @@ impl Server {
                 if result.meta.is_none() {
                     result.meta = self.result_meta();
                 }
-                Response::result(&id, &result)
+                Response::result(id, &result)
             }
-            ToolOutcome::InputRequired(r) => self.input_required(&id, r),
-        })
+            ToolOutcome::InputRequired(r) => self.input_required(id, r),
+        }
     }
 
     async fn read_resource(
@@ -1147,8 +1321,10 @@ impl Server {
             &cx,
             "resources/read",
             &uri,
-            &Value::Null,
-            params.input_responses,
+            Arc::from("null"),
+            params
+                .input_responses
+                .and_then(|v| serde_json::value::to_raw_value(&v).ok()),
             params.request_state,
         )?;
         let read = ResourceRead {
@@ -1228,13 +1404,15 @@ impl Server {
                     .join(", ")
             )));
         }
-        let bound = serde_json::to_value(&arguments).unwrap_or(Value::Null);
+        let bound = serde_json::to_string(&arguments).unwrap_or_else(|_| "null".into());
         self.prepare_input(
             &cx,
             "prompts/get",
             &params.name,
-            &bound,
-            params.input_responses,
+            Arc::from(bound),
+            params
+                .input_responses
+                .and_then(|v| serde_json::value::to_raw_value(&v).ok()),
             params.request_state,
         )?;
         let get = PromptGet {

@@ -30,9 +30,9 @@ pub use error::{BuildError, McpError, SourceLocation};
 pub use mcp_macros::{ElicitForm, prompt, resource, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, FormField, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    BoxFuture, Completer, CompletionRequest, IntoPromptResult, IntoResourceResult, IntoToolResult,
-    Json, NoArguments, Prompt, PromptGet, PromptOutcome, Resource, ResourceOutcome, ResourceRead,
-    ResourceTemplate, Structured, Text, Tool, ToolCall, ToolOutcome,
+    Arguments, BoxFuture, Completer, CompletionRequest, IntoPromptResult, IntoResourceResult,
+    IntoToolResult, Json, NoArguments, Prompt, PromptGet, PromptOutcome, Resource, ResourceOutcome,
+    ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall, ToolOutcome,
 };
 pub use run::RunMode;
 pub use server::{

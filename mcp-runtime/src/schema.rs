@@ -113,6 +113,11 @@ impl ArgumentValidator {
             .map_err(|e| e.to_string())
     }
 
+    /// Whether [`check`](Self::check) looks at the arguments (a JSON tree has to be built).
+    pub(crate) fn needs_tree(&self) -> bool {
+        matches!(self, ArgumentValidator::Schema(_))
+    }
+
     /// `None` when valid; otherwise one sentence per violation, naming the field.
     pub(crate) fn check(&self, args: &Value) -> Option<String> {
         let ArgumentValidator::Schema(validator) = self else {

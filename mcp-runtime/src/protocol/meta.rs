@@ -434,6 +434,41 @@ pub enum Role {
 
 struct MapVisitor<T>(std::marker::PhantomData<T>);
 
+/// A map key borrowed from the input when it has no escapes (serde's own `Cow<str>` always
+/// allocates).
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl Key<'_> {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+    fn into_owned(self) -> String {
+        self.0.into_owned()
+    }
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
 impl<'de> serde::de::Visitor<'de> for MapVisitor<RequestMeta> {
     type Value = RequestMeta;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -441,7 +476,7 @@ impl<'de> serde::de::Visitor<'de> for MapVisitor<RequestMeta> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
         let mut meta = RequestMeta::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Key<'de>>()? {
             match key.as_ref() {
                 PROTOCOL_VERSION_KEY => meta.protocol_version = map.next_value()?,
                 CLIENT_CAPABILITIES_KEY => meta.client_capabilities = map.next_value()?,
@@ -473,7 +508,7 @@ impl<'de> serde::de::Visitor<'de> for MapVisitor<ClientCapabilities> {
         mut map: A,
     ) -> Result<ClientCapabilities, A::Error> {
         let mut caps = ClientCapabilities::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Key<'de>>()? {
             match key.as_ref() {
                 "experimental" => caps.experimental = map.next_value()?,
                 "roots" => caps.roots = map.next_value()?,

@@ -18,25 +18,167 @@ pub struct ToolCall {
     /// The tool's name.
     pub name: String,
     /// The arguments object (already validated against `inputSchema`).
-    pub arguments: Map<String, Value>,
+    pub arguments: Arguments,
     /// The request context (client input of MRTR rounds is reached through it).
     pub context: RequestContext,
 }
 
 impl ToolCall {
-    /// Deserializes the arguments into `T`.
+    /// Deserializes the arguments into `T` (see [`Arguments::parse`]).
     pub fn parse_arguments<T: DeserializeOwned>(&self) -> Result<T, String> {
-        let pairs = self.arguments.iter().map(|(k, v)| (k.as_str(), v));
-        let de = serde::de::value::MapDeserializer::<_, serde_json::Error>::new(pairs);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let message = json_terms(&e.into_inner().to_string());
-            if path.is_empty() || path == "." {
-                message
-            } else {
-                format!("`{path}`: {message}")
+        self.arguments.parse()
+    }
+}
+
+/// The `arguments` object of a `tools/call`, kept as the JSON text the client sent.
+///
+/// Typed handlers deserialize it once, straight from the text ([`Arguments::parse`]); a JSON
+/// tree is only built when something asks for one ([`Arguments::get`], indexing,
+/// [`Arguments::as_map`]), and then only once.
+///
+/// ```
+/// use mcp_runtime::Arguments;
+/// #[derive(serde::Deserialize)]
+/// struct Add { a: i64, b: i64 }
+/// let args = Arguments::from_json(r#"{"a": 40, "b": 2}"#).unwrap();
+/// let add: Add = args.parse().unwrap();
+/// assert_eq!(add.a + add.b, 42);
+/// assert_eq!(args["a"], 40);
+/// assert!(args.get("c").is_none());
+/// assert_eq!(Arguments::from_json("[1]").unwrap_err(), "the arguments must be a JSON object");
+/// ```
+pub struct Arguments {
+    raw: Arc<str>,
+    tree: std::sync::OnceLock<Value>,
+}
+
+impl Arguments {
+    /// Arguments from the JSON text of an object (the text is kept as given).
+    pub fn from_json(json: impl Into<Arc<str>>) -> Result<Arguments, String> {
+        let raw = json.into();
+        match serde_json::from_str::<Value>(&raw) {
+            Ok(Value::Object(map)) => {
+                let tree = std::sync::OnceLock::new();
+                let _ = tree.set(Value::Object(map));
+                Ok(Arguments { raw, tree })
             }
+            Ok(_) => Err("the arguments must be a JSON object".into()),
+            Err(e) => Err(format!("the arguments are not valid JSON: {e}")),
+        }
+    }
+
+    /// Arguments whose text is known to be one JSON object (read by serde_json as a raw value
+    /// whose first byte is `{`).
+    pub(crate) fn from_raw_object(raw: Arc<str>) -> Arguments {
+        Arguments {
+            raw,
+            tree: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// No arguments: `{}`.
+    pub fn empty() -> Arguments {
+        static EMPTY: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("{}"));
+        Arguments::from_raw_object(EMPTY.clone())
+    }
+
+    /// The JSON text as the client sent it.
+    pub fn json(&self) -> &str {
+        &self.raw
+    }
+
+    /// The text, shared (for bindings that outlive the call).
+    pub(crate) fn shared_json(&self) -> Arc<str> {
+        self.raw.clone()
+    }
+
+    /// The arguments as a JSON value (an object), built on first use.
+    pub fn as_value(&self) -> &Value {
+        self.tree.get_or_init(|| {
+            // The text was read by serde_json as one object, so this cannot fail.
+            serde_json::from_str(&self.raw).unwrap_or_else(|_| Value::Object(Map::new()))
         })
+    }
+
+    /// The arguments as a JSON object, built on first use.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+        self.as_value().as_object().unwrap_or(&EMPTY)
+    }
+
+    /// The argument named `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map().get(key)
+    }
+
+    /// Deserializes the arguments into `T`, straight from the text. The error names the path of
+    /// the offending value (`` `a.b`: invalid type: ... ``) in JSON terms.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, String> {
+        match serde_json::from_str(&self.raw) {
+            Ok(v) => Ok(v),
+            // Rare: parse again, tracking the path, to say where.
+            Err(_) => {
+                let mut de = serde_json::Deserializer::from_str(&self.raw);
+                match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                    Ok(v) => Ok(v),
+                    Err(e) => {
+                        let path = e.path().to_string();
+                        let inner = e.into_inner();
+                        let message = without_position(&inner);
+                        let message = json_terms(&message);
+                        if path.is_empty() || path == "." {
+                            Err(message)
+                        } else {
+                            Err(format!("`{path}`: {message}"))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// serde_json's message without the ` at line L column C` it appends.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(head) => head.to_owned(),
+        None => text,
+    }
+}
+
+impl std::ops::Index<&str> for Arguments {
+    type Output = Value;
+    /// The argument named `key`, or `null` when absent (like indexing a `serde_json::Value`).
+    fn index(&self, key: &str) -> &Value {
+        static NULL: Value = Value::Null;
+        self.get(key).unwrap_or(&NULL)
+    }
+}
+
+impl std::fmt::Debug for Arguments {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
+impl Clone for Arguments {
+    fn clone(&self) -> Self {
+        Arguments {
+            raw: self.raw.clone(),
+            tree: self.tree.clone(),
+        }
+    }
+}
+
+impl From<Map<String, Value>> for Arguments {
+    fn from(map: Map<String, Value>) -> Self {
+        let value = Value::Object(map);
+        let tree = std::sync::OnceLock::new();
+        let raw = Arc::from(value.to_string());
+        let _ = tree.set(value);
+        Arguments { raw, tree }
     }
 }
 

@@ -29,7 +29,7 @@ use axum::extract::{Request, State};
 use axum::response::Response;
 use base64::Engine as _;
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -219,19 +219,24 @@ fn transport_error(status: u16, message: &str) -> Response {
 
 const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
-/// The host part of `host[:port]` (IPv6 literals keep their brackets).
-fn host_name(authority: &str) -> String {
-    let a = authority.trim().to_ascii_lowercase();
+/// The host part of `host[:port]`, trimmed (IPv6 literals keep their brackets; case is kept:
+/// compare with `eq_ignore_ascii_case`). No allocation: this runs on every request.
+fn host_part(authority: &str) -> &str {
+    let a = authority.trim();
     if a.starts_with('[') {
         return match a.find(']') {
-            Some(i) => a[..=i].to_owned(),
+            Some(i) => &a[..=i],
             None => a,
         };
     }
     match a.rsplit_once(':') {
-        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h.to_owned(),
+        Some((h, port)) if port.bytes().all(|c| c.is_ascii_digit()) => h,
         _ => a,
     }
+}
+
+fn is_loopback(host: &str) -> bool {
+    LOOPBACK.iter().any(|l| l.eq_ignore_ascii_case(host))
 }
 
 fn host_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
@@ -242,8 +247,12 @@ fn host_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
     let Ok(host) = host.to_str() else {
         return false;
     };
-    let name = host_name(host);
-    LOOPBACK.contains(&name.as_str()) || options.hosts.iter().any(|h| *h == name || *h == host)
+    let name = host_part(host);
+    is_loopback(name)
+        || options
+            .hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(name) || h.eq_ignore_ascii_case(host.trim()))
 }
 
 fn origin_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
@@ -253,14 +262,19 @@ fn origin_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
     let Ok(origin) = origin.to_str() else {
         return false;
     };
-    let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
-    if options.origins.contains(&origin) {
+    let origin = origin.trim().trim_end_matches('/');
+    if options
+        .origins
+        .iter()
+        .any(|o| o.eq_ignore_ascii_case(origin))
+    {
         return true;
     }
     let Some((scheme, rest)) = origin.split_once("://") else {
         return false;
     };
-    (scheme == "http" || scheme == "https") && LOOPBACK.contains(&host_name(rest).as_str())
+    (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+        && is_loopback(host_part(rest))
 }
 
 struct AcceptSet {
@@ -317,11 +331,16 @@ fn content_type_ok(headers: &HeaderMap) -> bool {
     }
 }
 
+// Parsed once: looking a header up by `&str` parses and validates the name every time.
+static MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
 /// Reads a metadata header: trimmed of optional whitespace, base64 sentinel decoded (the only
 /// case that allocates).
 fn header_value<'h>(
     headers: &'h HeaderMap,
-    name: &str,
+    name: &HeaderName,
 ) -> Result<Option<std::borrow::Cow<'h, str>>, McpError> {
     let mut values = headers.get_all(name).iter();
     let Some(raw) = values.next() else {
@@ -338,7 +357,7 @@ fn header_value<'h>(
         ))
     })?;
     let text = text.trim_matches([' ', '\t']);
-    if text.chars().any(|c| c.is_ascii_control()) {
+    if text.bytes().any(|c| c.is_ascii_control()) {
         return Err(McpError::header_mismatch(format!(
             "Header mismatch: `{name}` contains control characters"
         )));
@@ -383,7 +402,7 @@ fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<
         .meta()
         .and_then(|m| m.protocol_version.as_deref())
         .unwrap_or_default();
-    match header_value(headers, "mcp-protocol-version")? {
+    match header_value(headers, &MCP_PROTOCOL_VERSION)? {
         None => {
             return Err(McpError::header_mismatch(
                 "Header mismatch: the MCP-Protocol-Version header is required",
@@ -396,7 +415,7 @@ fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<
         }
         Some(_) => {}
     }
-    match header_value(headers, "mcp-method")? {
+    match header_value(headers, &MCP_METHOD)? {
         None => {
             return Err(McpError::header_mismatch(
                 "Header mismatch: the Mcp-Method header is required",
@@ -414,8 +433,8 @@ fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<
         req.method(),
         "tools/call" | "prompts/get" | "resources/read"
     ) {
-        let body_name = req.name_value().and_then(|v| v.as_str());
-        match (header_value(headers, "mcp-name")?, body_name) {
+        let body_name = req.name();
+        match (header_value(headers, &MCP_NAME)?, body_name) {
             (None, _) => {
                 return Err(McpError::header_mismatch(format!(
                     "Header mismatch: the Mcp-Name header is required for {}",
@@ -621,10 +640,12 @@ mod tests {
 
     #[test]
     fn host_names() {
-        assert_eq!(host_name("localhost:8000"), "localhost");
-        assert_eq!(host_name("[::1]:8000"), "[::1]");
-        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
-        assert_eq!(host_name("Evil.example.com:80"), "evil.example.com");
+        assert_eq!(host_part("localhost:8000"), "localhost");
+        assert_eq!(host_part("[::1]:8000"), "[::1]");
+        assert_eq!(host_part(" 127.0.0.1"), "127.0.0.1");
+        assert_eq!(host_part("Evil.example.com:80"), "Evil.example.com");
+        assert!(is_loopback("LocalHost"));
+        assert!(!is_loopback("localhost.evil.example"));
     }
 
     #[test]
