@@ -12,7 +12,7 @@ use crate::protocol::{
 };
 use crate::registry::{
     CompletionRequest, PromptGet, PromptOutcome, ResourceOutcome, ResourceRead, ToolCall,
-    ToolOutcome,
+    ToolHandler, ToolOutcome,
 };
 use crate::{Caller, CancellationToken, McpError, Server};
 use base64::Engine as _;
@@ -396,8 +396,8 @@ struct ToolCallEnvelope<'a> {
 /// The hot path: a well-formed `tools/call` in one pass over the body. `None` for anything
 /// else (another method, an escape where a borrow is expected, any malformation), which the
 /// general path of [`parse_message`] then reads and reports in the pipeline's order.
-fn parse_tool_call(body: &[u8]) -> Option<Request> {
-    let env: ToolCallEnvelope<'_> = serde_json::from_slice(body).ok()?;
+fn parse_tool_call(body: &str) -> Option<Request> {
+    let env: ToolCallEnvelope<'_> = serde_json::from_str(body).ok()?;
     if env.jsonrpc != "2.0"
         || env.method != "tools/call"
         || env.result.is_some()
@@ -476,15 +476,26 @@ impl From<ToolCallOwned> for ToolCallParams {
 /// Parses one JSON-RPC message (`-32700` for invalid JSON, `-32600` for anything that is not a
 /// single request or notification object).
 pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
+    // JSON text is UTF-8: checked once for the whole body here, so that serde_json does not
+    // check every string again.
+    let Ok(body) = std::str::from_utf8(body) else {
+        return Err(Rejection::new(
+            None,
+            McpError::new(
+                codes::PARSE_ERROR,
+                "Parse error: the body is not valid UTF-8",
+            ),
+        ));
+    };
     if let Some(req) = parse_tool_call(body) {
         return Ok(Incoming::Request(req));
     }
-    let env: Envelope<'_> = match serde_json::from_slice(body) {
+    let env: Envelope<'_> = match serde_json::from_str(body) {
         Ok(env) => env,
         Err(e) => {
-            let err = if serde_json::from_slice::<IgnoredAny>(body).is_err() {
+            let err = if serde_json::from_str::<IgnoredAny>(body).is_err() {
                 McpError::new(codes::PARSE_ERROR, format!("Parse error: {e}"))
-            } else if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+            } else if body.trim_start().starts_with('[') {
                 McpError::new(
                     codes::INVALID_REQUEST,
                     "Invalid Request: batches are not supported; send one JSON-RPC message per request",
@@ -832,7 +843,10 @@ impl Server {
         self.shared
             .config
             .server_info_in_results
-            .then(|| ResultMeta::server(self.shared.config.info.clone()))
+            .then(|| match &self.shared.info_json {
+                Some(cached) => ResultMeta::server_cached(cached),
+                None => ResultMeta::server(self.shared.config.info.clone()),
+            })
     }
 
     fn advertised(&self, method: Method) -> bool {
@@ -1062,13 +1076,9 @@ impl Server {
         match work {
             Work::Ready(resp) => Ok(resp),
             Work::Tool(StartedTool { entry, handler, id }) => {
-                let outcome = catch_panic(handler).await.unwrap_or_else(|msg| {
-                    let name = &entry.tool.info.name;
-                    tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
-                    Ok(ToolOutcome::Complete(p::CallToolResult::error(format!(
-                        "Tool `{name}` failed unexpectedly (the handler panicked)."
-                    ))))
-                })?;
+                let outcome = catch_panic(handler)
+                    .await
+                    .unwrap_or_else(|msg| Ok(tool_panicked(&entry, &msg)))?;
                 Ok(self.finish_tool_call(&id, outcome))
             }
             Work::Other(fut) => fut.await,
@@ -1271,12 +1281,24 @@ impl Server {
             params.request_state,
         )?;
         let id = cx.request_id().clone();
-        let handler = (entry.handler)(ToolCall {
+        let call = ToolCall {
             name: params.name,
             arguments,
             context: cx,
-        });
-        Ok(Ok(StartedTool { entry, handler, id }))
+        };
+        match &entry.handler {
+            ToolHandler::Async(f) => {
+                let handler = f(call);
+                Ok(Ok(StartedTool { entry, handler, id }))
+            }
+            ToolHandler::Sync(f) => {
+                let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| f(call)))
+                    .unwrap_or_else(|payload| {
+                        Ok(tool_panicked(&entry, &panic_message(&*payload)))
+                    })?;
+                Ok(Err(self.finish_tool_call(&id, outcome)))
+            }
+        }
     }
 
     fn finish_tool_call(&self, id: &RequestId, outcome: ToolOutcome) -> Response {
@@ -1610,14 +1632,28 @@ impl Server {
             &id,
             &SubscriptionsListenResult {
                 result_type: ResultType::Complete,
-                meta: ResultMeta {
-                    server_info: None,
-                    subscription_id: Some(id.clone()),
-                    other: Map::new(),
-                },
+                meta: ResultMeta::subscription(id.clone()),
             },
         ))
     }
+}
+
+/// The answer when a tool handler panicked (logged; the message stays on the server).
+fn tool_panicked(entry: &crate::registry::ToolEntry, msg: &str) -> ToolOutcome {
+    let name = &entry.tool.info.name;
+    tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
+    ToolOutcome::Complete(p::CallToolResult::error(format!(
+        "Tool `{name}` failed unexpectedly (the handler panicked)."
+    )))
+}
+
+/// The text of a panic payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
 /// Runs a future, turning a panic into `Err(message)`.
@@ -1627,14 +1663,7 @@ pub async fn catch_panic<F: Future>(fut: F) -> Result<F::Output, String> {
         match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Err(payload) => {
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".to_owned());
-                Poll::Ready(Err(msg))
-            }
+            Err(payload) => Poll::Ready(Err(panic_message(&*payload))),
         }
     })
     .await

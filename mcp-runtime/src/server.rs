@@ -109,6 +109,8 @@ pub(crate) struct Shared {
     pub(crate) changes: Arc<dyn crate::bus::ChangeBus>,
     pub(crate) shutdown: crate::CancellationToken,
     pub(crate) sealer: Arc<crate::mrtr::Sealer>,
+    /// `serverInfo` serialized once (it goes into every result).
+    pub(crate) info_json: Option<crate::protocol::meta::InfoJson>,
 }
 
 /// An MCP server: what is registered plus configuration. Cheap to clone; every clone serves the
@@ -465,8 +467,10 @@ impl ServerBuilder {
         let changes = self
             .bus
             .unwrap_or_else(|| Arc::new(crate::bus::LocalBus::default()));
+        let info_json = crate::protocol::meta::InfoJson::new(self.config.info.clone());
         Ok(Server {
             shared: Arc::new(Shared {
+                info_json,
                 config: self.config,
                 items: RwLock::new(self.items),
                 registry: RwLock::new(Arc::new(registry)),

@@ -234,6 +234,13 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
         }
     });
 
+    // A non-`async` function gets a plain-function handler: it runs when the request is
+    // dispatched, without a future to allocate and poll.
+    let (asyncness, register_handler) = if func.is_async() {
+        (quote!(async), quote!(raw_handler))
+    } else {
+        (TokenStream::new(), quote!(sync_handler))
+    };
     let builder = format_ident!("__mcp_tool");
     let mut setup = TokenStream::new();
     if let Some(t) = &attrs.title {
@@ -304,7 +311,7 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
                 #(#checks)*
             }
 
-            async fn __mcp_handler(
+            #asyncness fn __mcp_handler(
                 __mcp_call: #p::ToolCall,
             ) -> ::core::result::Result<#p::ToolOutcome, #p::McpError> {
                 let __McpArgs { #(#bind),* } = match #p::parse_arguments::<__McpArgs<#(#projected),*>>(&__mcp_call) {
@@ -323,7 +330,7 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
                 #setup
                 __mcp_tool = __mcp_tool.input_schema_of::<__McpArgs<#(#projected),*>>();
                 #output_schema
-                __mcp_tool = __mcp_tool.raw_handler(__mcp_handler);
+                __mcp_tool = __mcp_tool.#register_handler(__mcp_handler);
                 #p::Primitive::Tool(__mcp_tool)
             }
 

@@ -318,6 +318,39 @@ pub struct ResultMeta {
     /// Other keys.
     #[serde(flatten)]
     pub other: Map<String, Value>,
+    /// `server_info` serialized once per server (it goes into every result).
+    #[serde(skip)]
+    pub(crate) server_info_json: Option<InfoJson>,
+}
+
+/// An [`Implementation`] and its JSON, serialized once.
+#[derive(Clone)]
+pub(crate) struct InfoJson {
+    from: Arc<Implementation>,
+    json: Arc<serde_json::value::RawValue>,
+}
+
+impl InfoJson {
+    pub(crate) fn new(info: Arc<Implementation>) -> Option<InfoJson> {
+        let json = serde_json::value::to_raw_value(&*info).ok()?;
+        Some(InfoJson {
+            from: info,
+            json: Arc::from(json),
+        })
+    }
+}
+
+impl std::fmt::Debug for InfoJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.json.get())
+    }
+}
+
+impl PartialEq for InfoJson {
+    /// A cache of `server_info`: it never makes two metas differ.
+    fn eq(&self, _: &InfoJson) -> bool {
+        true
+    }
 }
 
 impl ResultMeta {
@@ -327,6 +360,25 @@ impl ResultMeta {
             server_info: Some(info),
             subscription_id: None,
             other: Map::new(),
+            server_info_json: None,
+        }
+    }
+    /// A meta object with only `serverInfo`, serialized from `cached`.
+    pub(crate) fn server_cached(cached: &InfoJson) -> Self {
+        ResultMeta {
+            server_info: Some(cached.from.clone()),
+            subscription_id: None,
+            other: Map::new(),
+            server_info_json: Some(cached.clone()),
+        }
+    }
+    /// A meta object with only `subscriptionId`.
+    pub(crate) fn subscription(id: RequestId) -> Self {
+        ResultMeta {
+            server_info: None,
+            subscription_id: Some(id),
+            other: Map::new(),
+            server_info_json: None,
         }
     }
     /// Whether nothing is set.
@@ -534,8 +586,13 @@ impl Serialize for ResultMeta {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = s.serialize_map(None)?;
-        if let Some(info) = &self.server_info {
-            map.serialize_entry(SERVER_INFO_KEY, info)?;
+        match (&self.server_info, &self.server_info_json) {
+            // The cache is only used while it describes the same (immutable) value.
+            (Some(info), Some(cached)) if Arc::ptr_eq(info, &cached.from) => {
+                map.serialize_entry(SERVER_INFO_KEY, &*cached.json)?;
+            }
+            (Some(info), _) => map.serialize_entry(SERVER_INFO_KEY, info)?,
+            (None, _) => {}
         }
         if let Some(id) = &self.subscription_id {
             map.serialize_entry(SUBSCRIPTION_ID_KEY, id)?;

@@ -17,7 +17,7 @@ mod content;
 mod elicitation;
 mod jsonrpc;
 mod messages;
-mod meta;
+pub(crate) mod meta;
 mod mrtr;
 
 pub use content::*;

@@ -92,7 +92,7 @@ pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
     pub(crate) json: Box<RawValue>,
     validator: std::sync::OnceLock<Result<ArgumentValidator, String>>,
-    pub(crate) handler: Arc<tool::ToolFnAlias>,
+    pub(crate) handler: tool::ToolHandler,
 }
 
 impl ToolEntry {

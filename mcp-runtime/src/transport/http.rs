@@ -287,6 +287,16 @@ fn accepts(headers: &HeaderMap) -> AcceptSet {
         json: false,
         sse: false,
     };
+    let mut values = headers.get_all(header::ACCEPT).iter();
+    // What MCP clients send: no list to parse.
+    if let (Some(v), None) = (values.next(), values.next())
+        && v.as_bytes() == b"application/json, text/event-stream"
+    {
+        return AcceptSet {
+            json: true,
+            sse: true,
+        };
+    }
     let mut any = false;
     for v in headers.get_all(header::ACCEPT) {
         any = true;
