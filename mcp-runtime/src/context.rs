@@ -26,15 +26,31 @@ use tokio::sync::{Notify, mpsc};
 /// assert!(waiter.is_cancelled());
 /// # }
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct CancellationToken {
-    inner: Arc<CancelInner>,
+    source: CancelSource,
+}
+
+/// Where a token's state lives: its own allocation, or inside the request it belongs to (one
+/// allocation less per request).
+#[derive(Clone)]
+enum CancelSource {
+    Own(Arc<CancelState>),
+    Request(Arc<ContextInner>),
 }
 
 #[derive(Default)]
-struct CancelInner {
+pub(crate) struct CancelState {
     fired: AtomicBool,
     notify: Notify,
+}
+
+impl Default for CancellationToken {
+    fn default() -> Self {
+        CancellationToken {
+            source: CancelSource::Own(Arc::default()),
+        }
+    }
 }
 
 impl std::fmt::Debug for CancellationToken {
@@ -50,20 +66,33 @@ impl CancellationToken {
     pub fn new() -> Self {
         Self::default()
     }
+    /// The token of a request.
+    pub(crate) fn of_request(request: Arc<ContextInner>) -> Self {
+        CancellationToken {
+            source: CancelSource::Request(request),
+        }
+    }
+    fn state(&self) -> &CancelState {
+        match &self.source {
+            CancelSource::Own(state) => state,
+            CancelSource::Request(request) => &request.cancel,
+        }
+    }
     /// Fires the token (idempotent).
     pub fn cancel(&self) {
-        if !self.inner.fired.swap(true, Ordering::SeqCst) {
-            self.inner.notify.notify_waiters();
+        let state = self.state();
+        if !state.fired.swap(true, Ordering::SeqCst) {
+            state.notify.notify_waiters();
         }
     }
     /// Whether the token has fired.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.fired.load(Ordering::SeqCst)
+        self.state().fired.load(Ordering::SeqCst)
     }
     /// Resolves once the token fires.
     pub async fn cancelled(&self) {
         loop {
-            let notified = self.inner.notify.notified();
+            let notified = self.state().notify.notified();
             if self.is_cancelled() {
                 return;
             }
@@ -153,7 +182,7 @@ pub(crate) struct ContextInner {
     pub(crate) meta: RequestMeta,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) notifier: Notifier,
-    pub(crate) cancel: CancellationToken,
+    pub(crate) cancel: CancelState,
     pub(crate) state: Arc<StateMap>,
     pub(crate) caller: Option<Arc<Caller>>,
     pub(crate) server_info: Arc<Implementation>,
@@ -217,7 +246,7 @@ impl RequestContext {
     }
     /// The cancellation token of this request.
     pub fn cancellation(&self) -> CancellationToken {
-        self.inner.cancel.clone()
+        CancellationToken::of_request(self.inner.clone())
     }
     /// The server's self-description.
     pub fn server_info(&self) -> &Implementation {

@@ -959,7 +959,6 @@ impl Server {
         } else {
             (Notifier::none(), None)
         };
-        let cancel = CancellationToken::new();
         let cx = RequestContext {
             inner: Arc::new(ContextInner {
                 id: id.clone(),
@@ -967,7 +966,7 @@ impl Server {
                 meta,
                 log_level,
                 notifier,
-                cancel: cancel.clone(),
+                cancel: Default::default(),
                 state: self.shared.state.clone(),
                 caller: options.caller,
                 server_info: cfg.info.clone(),
@@ -976,6 +975,7 @@ impl Server {
                 progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             }),
         };
+        let cancel = CancellationToken::of_request(cx.inner.clone());
         // Everything up to the handler runs now, synchronously: the future kept for the rest is
         // small (it is allocated for every request), and a ready answer needs none.
         let started =
