@@ -370,10 +370,23 @@ struct ToolCallWhole<'a> {
     name: String,
     #[serde(default, borrow)]
     arguments: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    input_responses: Option<&'a RawValue>,
+    /// Read into raw answers by key in the same pass (a value that is not an object fails the
+    /// fast path, and the general path reports it).
+    #[serde(default)]
+    input_responses: Option<crate::mrtr::Responses>,
     #[serde(default)]
     request_state: Option<String>,
+}
+
+impl From<ToolCallWhole<'_>> for ToolCallParams {
+    fn from(whole: ToolCallWhole<'_>) -> Self {
+        ToolCallParams {
+            name: whole.name,
+            arguments: whole.arguments.map(|a| Arc::from(a.get())),
+            input_responses: whole.input_responses.map(Answers::Read),
+            request_state: whole.request_state,
+        }
+    }
 }
 
 /// A whole well-formed `tools/call` request, read in one pass over the body.
@@ -405,19 +418,14 @@ fn parse_tool_call(body: &str) -> Option<Request> {
     {
         return None;
     }
-    let whole = env.params;
+    let mut whole = env.params;
     Some(Request {
         id: raw_id(env.id)?,
         method: std::borrow::Cow::Borrowed(Method::ToolsCall.name()),
         params: None,
-        meta: whole.meta,
+        meta: whole.meta.take(),
         name: None,
-        tool_call: Some(ToolCallParams {
-            name: whole.name,
-            arguments: whole.arguments.map(|a| Arc::from(a.get())),
-            input_responses: whole.input_responses.map(RawValue::to_owned),
-            request_state: whole.request_state,
-        }),
+        tool_call: Some(whole.into()),
     })
 }
 
@@ -458,8 +466,17 @@ struct StartedTool {
 pub(crate) struct ToolCallParams {
     name: String,
     arguments: Option<Arc<str>>,
-    input_responses: Option<Box<RawValue>>,
+    input_responses: Option<Answers>,
     request_state: Option<String>,
+}
+
+/// `inputResponses` as read so far.
+#[derive(Debug)]
+pub(crate) enum Answers {
+    /// Not looked into yet (checked to be an object when the call is served).
+    Raw(Box<RawValue>),
+    /// Already split into raw answers by key.
+    Read(crate::mrtr::Responses),
 }
 
 impl From<ToolCallOwned> for ToolCallParams {
@@ -467,7 +484,7 @@ impl From<ToolCallOwned> for ToolCallParams {
         ToolCallParams {
             name: p.name,
             arguments: p.arguments.map(|a| Arc::from(a.get())),
-            input_responses: p.input_responses,
+            input_responses: p.input_responses.map(Answers::Raw),
             request_state: p.request_state,
         }
     }
@@ -554,18 +571,14 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
     {
         // One pass over the params, borrowed from the body; anything unusual takes the general
         // path below, which reports it in the pipeline's order.
+        let mut whole = whole;
         return Ok(Incoming::Request(Request {
             id,
             method,
             params: None,
-            meta: whole.meta,
+            meta: whole.meta.take(),
             name: None,
-            tool_call: Some(ToolCallParams {
-                name: whole.name,
-                arguments: whole.arguments.map(|a| Arc::from(a.get())),
-                input_responses: whole.input_responses.map(RawValue::to_owned),
-                request_state: whole.request_state,
-            }),
+            tool_call: Some(whole.into()),
         }));
     }
     let params = env.params.map(|p| p.to_owned());
@@ -1182,23 +1195,18 @@ impl Server {
         method: &'static str,
         name: &str,
         arguments: Arc<str>,
-        responses: Option<Box<RawValue>>,
+        responses: Option<Answers>,
         state: Option<String>,
     ) -> Result<(), McpError> {
-        let responses = match responses.map(|r| serde_json::from_str::<Value>(r.get())) {
-            None | Some(Ok(Value::Null)) => Map::new(),
-            Some(Ok(Value::Object(m))) => m,
-            Some(_) => {
-                return Err(McpError::invalid_params(
-                    "Invalid params: `inputResponses` must be an object keyed by the input request keys",
-                ));
-            }
+        let responses = match responses {
+            None => crate::mrtr::Responses::default(),
+            Some(Answers::Read(read)) => read,
+            Some(Answers::Raw(raw)) => crate::mrtr::parse_responses(Some(&raw))?,
         };
         let caller = cx.caller().map(|c| c.subject.as_str());
-        let arguments: Value = serde_json::from_str(&arguments).unwrap_or(Value::Null);
         let (binding, previous) = match state {
             None => (
-                crate::mrtr::LazyBinding::later(method, name, &arguments, caller),
+                crate::mrtr::LazyBinding::later(method, name, arguments, caller),
                 None,
             ),
             Some(token) => {
@@ -1346,7 +1354,8 @@ impl Server {
             Arc::from("null"),
             params
                 .input_responses
-                .and_then(|v| serde_json::value::to_raw_value(&v).ok()),
+                .and_then(|v| serde_json::value::to_raw_value(&v).ok())
+                .map(Answers::Raw),
             params.request_state,
         )?;
         let read = ResourceRead {
@@ -1434,7 +1443,8 @@ impl Server {
             Arc::from(bound),
             params
                 .input_responses
-                .and_then(|v| serde_json::value::to_raw_value(&v).ok()),
+                .and_then(|v| serde_json::value::to_raw_value(&v).ok())
+                .map(Answers::Raw),
             params.request_state,
         )?;
         let get = PromptGet {

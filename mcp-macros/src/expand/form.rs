@@ -334,6 +334,14 @@ fn form_struct(
                     }
                     __mcp_schema
                 }
+                fn shared_schema() -> #p::std::sync::Arc<#p::serde_json::Map<#p::std::string::String, #p::serde_json::Value>> {
+                    static __MCP_SCHEMA: #p::std::sync::OnceLock<
+                        #p::std::sync::Arc<#p::serde_json::Map<#p::std::string::String, #p::serde_json::Value>>,
+                    > = #p::std::sync::OnceLock::new();
+                    #p::std::sync::Arc::clone(__MCP_SCHEMA.get_or_init(|| {
+                        #p::std::sync::Arc::new(<Self as #p::ElicitForm>::requested_schema())
+                    }))
+                }
             }
         };
     }

@@ -2,86 +2,149 @@
 //! (`Roots`, `Sampled`, `Elicitation<T>`), elicitation forms, and the continuation API for
 //! dynamic multi-round flows (`Rounds`, `Ask`, `Step`).
 
-use super::seal::{Binding, MAX_ROUNDS, Sealed, Sealer, now_ms};
+use super::seal::{Answers, Binding, MAX_ROUNDS, Sealed, SealedOut, Sealer, now_ms};
 use crate::context::RequestContext;
 use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction,
-    ElicitRequestFormParams, ElicitRequestParams, ElicitResult, InputRequest, InputRequests,
-    InputRequiredResult, ListRootsParams, ListRootsResult, ResultType, Root,
+    ElicitRequestFormParams, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
+    ListRootsParams, ListRootsResult, ResultType, Root,
 };
 use crate::registry::{
     IntoPromptResult, IntoResourceResult, IntoToolResult, PromptOutcome, ResourceOutcome,
     ToolOutcome,
 };
 use crate::{FromContext, McpError};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The MRTR data of one request: this round's answers and the opened state.
 #[derive(Debug)]
 pub struct InputData {
-    pub(crate) responses: Map<String, Value>,
+    pub(crate) responses: Responses,
     pub(crate) previous: Option<Sealed>,
     pub(crate) binding: LazyBinding,
     pub(crate) sealer: Arc<Sealer>,
 }
 
+/// Answers by input key, each kept as the JSON text the client sent (or that an earlier round
+/// sealed): an answer is decoded only into the type its handler asks for. The last of duplicate
+/// keys wins.
+#[derive(Debug, Default)]
+pub(crate) struct Responses(Vec<(String, Box<RawValue>)>);
+
+impl Responses {
+    /// Adds an answer (a later one under the same key wins).
+    pub(crate) fn push(&mut self, key: String, value: Box<RawValue>) {
+        self.0.push((key, value));
+    }
+    /// The answer under `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&RawValue> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| &**v)
+    }
+}
+
+impl<'de> Deserialize<'de> for Responses {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ResponsesVisitor;
+        impl<'de> serde::de::Visitor<'de> for ResponsesVisitor {
+            type Value = Responses;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Responses, A::Error> {
+                let mut entries = Vec::with_capacity(a.size_hint().unwrap_or(0).min(16));
+                while let Some(entry) = a.next_entry::<String, Box<RawValue>>()? {
+                    entries.push(entry);
+                }
+                Ok(Responses(entries))
+            }
+        }
+        d.deserialize_map(ResponsesVisitor)
+    }
+}
+
+/// Reads `inputResponses` (absent or `null`: no answers) in one pass, keeping each answer as
+/// raw JSON.
+pub(crate) fn parse_responses(raw: Option<&RawValue>) -> Result<Responses, McpError> {
+    let not_an_object = || {
+        McpError::invalid_params(
+            "Invalid params: `inputResponses` must be an object keyed by the input request keys",
+        )
+    };
+    let Some(raw) = raw else {
+        return Ok(Responses::default());
+    };
+    let text = raw.get().trim_start();
+    match text.as_bytes().first() {
+        Some(b'n') => Ok(Responses::default()),
+        Some(b'{') => serde_json::from_str(text).map_err(|_| not_an_object()),
+        _ => Err(not_an_object()),
+    }
+}
+
 /// The binding of a request, computed (canonical JSON + SHA-256) only when a state is opened or
 /// sealed: most requests never need it.
 #[derive(Debug)]
-pub(crate) struct LazyBinding {
-    cell: std::sync::OnceLock<Binding>,
-    method: &'static str,
-    name: String,
-    arguments: Value,
-    caller: Option<String>,
+pub(crate) enum LazyBinding {
+    /// Already computed (a state was opened against it).
+    Ready(Binding),
+    /// Computed on first use.
+    Later {
+        cell: OnceLock<Binding>,
+        method: &'static str,
+        name: String,
+        arguments: Arc<str>,
+        caller: Option<String>,
+    },
 }
 
 impl LazyBinding {
     /// Computed now (a state is about to be opened against it).
     pub(crate) fn ready(binding: Binding) -> Self {
-        let cell = std::sync::OnceLock::new();
-        let _ = cell.set(binding);
-        LazyBinding {
-            cell,
-            method: "",
-            name: String::new(),
-            arguments: Value::Null,
-            caller: None,
-        }
+        LazyBinding::Ready(binding)
     }
-    /// Computed on first use.
+    /// Computed on first use. `arguments` is the arguments' JSON text as sent (`{}` when absent).
     pub(crate) fn later(
         method: &'static str,
         name: &str,
-        arguments: &Value,
+        arguments: Arc<str>,
         caller: Option<&str>,
     ) -> Self {
-        LazyBinding {
-            cell: std::sync::OnceLock::new(),
+        LazyBinding::Later {
+            cell: OnceLock::new(),
             method,
             name: name.to_owned(),
-            arguments: arguments.clone(),
+            arguments,
             caller: caller.map(str::to_owned),
         }
     }
     pub(crate) fn get(&self) -> &Binding {
-        self.cell.get_or_init(|| {
-            Binding::new(
-                self.method,
-                &self.name,
-                &self.arguments,
-                self.caller.as_deref(),
-            )
-        })
+        match self {
+            LazyBinding::Ready(b) => b,
+            LazyBinding::Later {
+                cell,
+                method,
+                name,
+                arguments,
+                caller,
+            } => cell.get_or_init(|| Binding::new(method, name, arguments, caller.as_deref())),
+        }
     }
 }
 
 impl InputData {
-    fn answer(&self, key: &str) -> Option<&Value> {
+    fn answer(&self, key: &str) -> Option<&RawValue> {
         self.responses
             .get(key)
             .or_else(|| self.previous.as_ref().and_then(|p| p.answers.get(key)))
@@ -89,15 +152,15 @@ impl InputData {
     fn round(&self) -> u32 {
         self.previous.as_ref().map_or(0, |p| p.round)
     }
-    fn seal_next(&self, answers: Map<String, Value>, data: Value) -> Result<String, McpError> {
+    fn seal_next(&self, answers: Answers<'_>, data: Option<&RawValue>) -> Result<String, McpError> {
         let round = self.round() + 1;
         if round > MAX_ROUNDS {
             return Err(McpError::invalid_params(format!(
                 "Invalid params: this request has taken {MAX_ROUNDS} rounds of client input, the most allowed"
             )));
         }
-        self.sealer.seal(&Sealed {
-            binding: self.binding.get().clone(),
+        self.sealer.seal(&SealedOut {
+            binding: self.binding.get(),
             expires_ms: now_ms().saturating_add(self.sealer.ttl.as_millis() as u64),
             round,
             answers,
@@ -115,15 +178,60 @@ fn input_data(cx: &RequestContext) -> Result<&InputData, McpError> {
     })
 }
 
-/// A value decoded from one entry of `inputResponses`.
+/// A value decoded from one entry of `inputResponses`, straight from the JSON text the client
+/// sent.
+///
+/// ```
+/// use mcp_runtime::McpError;
+/// use mcp_runtime::mrtr::FromAnswer;
+/// use serde_json::value::RawValue;
+///
+/// /// How many roots the client has.
+/// struct RootCount(usize);
+///
+/// impl FromAnswer for RootCount {
+///     fn from_answer(key: &str, answer: &RawValue) -> Result<Self, McpError> {
+///         #[derive(serde::Deserialize)]
+///         struct List {
+///             roots: Vec<serde::de::IgnoredAny>,
+///         }
+///         serde_json::from_str::<List>(answer.get())
+///             .map(|l| RootCount(l.roots.len()))
+///             .map_err(|e| McpError::invalid_params(format!("inputResponses[\"{key}\"]: {e}")))
+///     }
+/// }
+///
+/// let answer = RawValue::from_string(r#"{"roots": [{"uri": "file:///a"}]}"#.into()).unwrap();
+/// assert_eq!(RootCount::from_answer("scope", &answer).unwrap().0, 1);
+/// ```
 pub trait FromAnswer: Sized {
-    /// Decodes the answer stored under `key`.
-    fn from_answer(key: &str, answer: &Value) -> Result<Self, McpError>;
+    /// Decodes the answer stored under `key` (its raw JSON text).
+    fn from_answer(key: &str, answer: &RawValue) -> Result<Self, McpError>;
 }
 
-fn malformed(key: &str, what: &str, e: impl std::fmt::Display) -> McpError {
+/// Decodes raw JSON into `T`.
+fn decode<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Result<T, serde_json::Error> {
+    serde_json::from_str(raw.get())
+}
+
+/// A decoding error worded as for an in-memory value: without its position in the text (the
+/// position in one answer's text means nothing to the client).
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if e.line() == 0 {
+        return text;
+    }
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(t) => t.to_owned(),
+        None => text,
+    }
+}
+
+fn malformed(key: &str, what: &str, e: &serde_json::Error) -> McpError {
     McpError::invalid_params(format!(
-        "Invalid params: inputResponses[\"{key}\"] is not a valid {what}: {e}"
+        "Invalid params: inputResponses[\"{key}\"] is not a valid {what}: {}",
+        without_position(e)
     ))
 }
 
@@ -144,10 +252,10 @@ impl std::ops::Deref for Roots {
 }
 
 impl FromAnswer for Roots {
-    fn from_answer(key: &str, answer: &Value) -> Result<Self, McpError> {
-        ListRootsResult::deserialize_value(answer)
+    fn from_answer(key: &str, answer: &RawValue) -> Result<Self, McpError> {
+        decode::<ListRootsResult>(answer)
             .map(|r| Roots(r.roots))
-            .map_err(|e| malformed(key, "roots/list result", e))
+            .map_err(|e| malformed(key, "roots/list result", &e))
     }
 }
 
@@ -167,10 +275,10 @@ impl Sampled {
 }
 
 impl FromAnswer for Sampled {
-    fn from_answer(key: &str, answer: &Value) -> Result<Self, McpError> {
-        CreateMessageResult::deserialize_value(answer)
+    fn from_answer(key: &str, answer: &RawValue) -> Result<Self, McpError> {
+        decode::<CreateMessageResult>(answer)
             .map(Sampled)
-            .map_err(|e| malformed(key, "sampling/createMessage result", e))
+            .map_err(|e| malformed(key, "sampling/createMessage result", &e))
     }
 }
 
@@ -206,41 +314,83 @@ impl<T> Elicitation<T> {
     }
 }
 
+/// An `elicitation/create` answer with its `content` left as raw JSON (decoded by the form). Named
+/// like [`crate::protocol::ElicitResult`] so that decoding errors read the same.
+#[derive(Deserialize)]
+struct ElicitResult<'a> {
+    action: ElicitAction,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "_meta", default)]
+    _meta: Option<Map<String, Value>>,
+}
+
+/// `{}`: the content of an accepted answer that has none.
+fn empty_object() -> &'static RawValue {
+    static EMPTY: OnceLock<Box<RawValue>> = OnceLock::new();
+    EMPTY.get_or_init(|| RawValue::from_string("{}".to_owned()).expect("`{}` is JSON"))
+}
+
 impl<T: ElicitForm> FromAnswer for Elicitation<T> {
-    fn from_answer(key: &str, answer: &Value) -> Result<Self, McpError> {
-        let result = ElicitResult::deserialize_value(answer)
-            .map_err(|e| malformed(key, "elicitation result", e))?;
+    fn from_answer(key: &str, answer: &RawValue) -> Result<Self, McpError> {
+        let result: ElicitResult<'_> =
+            decode(answer).map_err(|e| malformed(key, "elicitation result", &e))?;
+        if let Some(content) = result.content
+            && !content.get().trim_start().starts_with('{')
+        {
+            // Worded as when `content` is decoded as an object.
+            if let Err(e) = decode::<Map<String, Value>>(content) {
+                return Err(malformed(key, "elicitation result", &e));
+            }
+        }
         Ok(match result.action {
             ElicitAction::Decline => Elicitation::Declined,
             ElicitAction::Cancel => Elicitation::Cancelled,
             ElicitAction::Accept => {
-                let content = result.content.unwrap_or_default();
+                let content: &RawValue = match result.content {
+                    Some(c) => c,
+                    None => empty_object(),
+                };
                 Elicitation::Accepted(
                     T::from_content(content)
-                        .map_err(|e| malformed(key, "answer to the requested form", e))?,
+                        .map_err(|e| malformed(key, "answer to the requested form", &e))?,
                 )
             }
         })
     }
 }
 
-trait DeserializeValue: Sized {
-    fn deserialize_value(v: &Value) -> Result<Self, serde_json::Error>;
-}
-impl<T: DeserializeOwned> DeserializeValue for T {
-    fn deserialize_value(v: &Value) -> Result<Self, serde_json::Error> {
-        T::deserialize(v)
-    }
-}
-
 /// A form that can be elicited: a struct of flat primitive fields. Derive it with
 /// `#[derive(serde::Deserialize, mcp_runtime::ElicitForm)]`.
+///
+/// ```
+/// use mcp_runtime::ElicitForm;
+/// use serde_json::value::RawValue;
+///
+/// #[derive(serde::Deserialize, ElicitForm)]
+/// struct Goal {
+///     /// What to look for.
+///     goal: String,
+/// }
+///
+/// let schema = Goal::shared_schema();
+/// assert_eq!(schema["required"], serde_json::json!(["goal"]));
+/// // Built once per type: every call shares it.
+/// assert!(std::sync::Arc::ptr_eq(&schema, &Goal::shared_schema()));
+/// let content = RawValue::from_string(r#"{"goal": "risks"}"#.into()).unwrap();
+/// assert_eq!(Goal::from_content(&content).unwrap().goal, "risks");
+/// ```
 pub trait ElicitForm: DeserializeOwned {
     /// The `requestedSchema` of the form.
     fn requested_schema() -> Map<String, Value>;
-    /// Decodes the submitted `content`.
-    fn from_content(content: Map<String, Value>) -> Result<Self, serde_json::Error> {
-        serde_json::from_value(Value::Object(content))
+    /// The `requestedSchema`, shared: the derive builds it once per type and hands out the same
+    /// one each time (this default builds it on every call).
+    fn shared_schema() -> Arc<Map<String, Value>> {
+        Arc::new(Self::requested_schema())
+    }
+    /// Decodes the submitted `content` (a JSON object, as raw text).
+    fn from_content(content: &RawValue) -> Result<Self, serde_json::Error> {
+        decode(content)
     }
 }
 
@@ -294,8 +444,21 @@ impl ElicitForm for String {
         m.insert("required".into(), Value::from(vec!["value"]));
         m
     }
-    fn from_content(mut content: Map<String, Value>) -> Result<Self, serde_json::Error> {
-        serde_json::from_value(content.remove("value").unwrap_or(Value::Null))
+    fn shared_schema() -> Arc<Map<String, Value>> {
+        static SCHEMA: OnceLock<Arc<Map<String, Value>>> = OnceLock::new();
+        SCHEMA
+            .get_or_init(|| Arc::new(Self::requested_schema()))
+            .clone()
+    }
+    fn from_content(content: &RawValue) -> Result<Self, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct One {
+            #[serde(default)]
+            value: Option<String>,
+        }
+        decode::<One>(content)?
+            .value
+            .ok_or_else(|| serde::de::Error::invalid_type(serde::de::Unexpected::Unit, &"a string"))
     }
 }
 
@@ -366,7 +529,7 @@ fn missing_capability(missing: &[Need]) -> McpError {
     )
 }
 
-fn elicit_request(message: &str, schema: Map<String, Value>) -> InputRequest {
+fn elicit_request(message: &str, schema: Arc<Map<String, Value>>) -> InputRequest {
     InputRequest::Elicit(ElicitRequestParams::Form(ElicitRequestFormParams {
         mode: Some("form".into()),
         message: message.to_owned(),
@@ -386,19 +549,18 @@ pub fn sample_params(
     p
 }
 
-type Decoded = Box<dyn std::any::Any + Send>;
-
 struct SlotSpec {
     key: &'static str,
     required: bool,
-    request: InputRequest,
-    decode: fn(&str, &Value) -> Result<Decoded, McpError>,
-    /// The answer decoded by [`InputSet::finish`], handed out by [`InputSet::take`].
-    decoded: Option<Decoded>,
+    need: Need,
+    /// The request, handed over to the `input_required` result when it is asked.
+    request: Option<InputRequest>,
+    /// Checks an answer by decoding it into the slot's type.
+    check: fn(&str, &RawValue) -> Result<(), McpError>,
 }
 
-fn decode_as<T: FromAnswer + Send + 'static>(key: &str, v: &Value) -> Result<Decoded, McpError> {
-    T::from_answer(key, v).map(|t| Box::new(t) as Decoded)
+fn check_as<T: FromAnswer>(key: &str, v: &RawValue) -> Result<(), McpError> {
+    T::from_answer(key, v).map(drop)
 }
 
 /// A typed handle to one declared input, redeemed with [`InputSet::take`].
@@ -443,9 +605,9 @@ impl InputSet {
         self.slots.push(SlotSpec {
             key,
             required,
-            request,
-            decode: decode_as::<T>,
-            decoded: None,
+            need: need_of(&request),
+            request: Some(request),
+            check: check_as::<T>,
         });
         Slot {
             index: self.slots.len() - 1,
@@ -479,50 +641,56 @@ impl InputSet {
         required: bool,
         message: &str,
     ) -> Slot<Elicitation<T>> {
-        self.push(
-            key,
-            required,
-            elicit_request(message, T::requested_schema()),
-        )
+        self.push(key, required, elicit_request(message, T::shared_schema()))
     }
 
     /// Checks the answers: `Ok(None)` when the body can run, `Ok(Some(result))` to ask the client
     /// for everything still missing, or `-32021` when a required input needs a capability the
-    /// client did not declare.
+    /// client did not declare. The result takes the declared requests over: call it once.
+    ///
+    /// An answer is decoded once: here when the client is asked again (a malformed answer fails
+    /// the request rather than riding along), else by [`take`](Self::take), which reports a
+    /// malformed answer in declaration order as this check would.
     pub fn finish(&mut self) -> Result<Option<InputRequiredResult>, McpError> {
         let data = input_data(&self.cx)?;
         let caps = self.cx.client_capabilities();
-        let mut asks = InputRequests::new();
         let mut missing = Vec::new();
-        let mut answered = Vec::new();
-        for slot in &mut self.slots {
-            let need = need_of(&slot.request);
-            match data.answer(slot.key) {
-                Some(v) => {
-                    slot.decoded = Some((slot.decode)(slot.key, v)?);
-                    answered.push(slot.key);
-                }
-                None if need.declared(caps) => asks.insert(slot.key, slot.request.clone()),
-                None if slot.required && !missing.contains(&need) => missing.push(need),
-                None => {}
+        let mut asking = false;
+        for slot in &self.slots {
+            if data.answer(slot.key).is_some() {
+                continue;
+            }
+            if slot.need.declared(caps) {
+                asking = true;
+            } else if slot.required && !missing.contains(&slot.need) {
+                missing.push(slot.need);
+            }
+        }
+        if !asking && missing.is_empty() {
+            return Ok(None);
+        }
+        // Answers given so far are checked, then ride, sealed, to the next round.
+        let mut asks = InputRequests::new();
+        let mut answers = Answers::default();
+        for slot in &self.slots {
+            if let Some(v) = data.answer(slot.key) {
+                (slot.check)(slot.key, v)?;
+                answers.0.push((slot.key, v));
             }
         }
         if !missing.is_empty() {
             return Err(missing_capability(&missing));
         }
-        if asks.is_empty() {
-            return Ok(None);
+        for slot in &mut self.slots {
+            if data.answer(slot.key).is_none() && slot.need.declared(caps) {
+                let request = slot.request.take().ok_or_else(|| {
+                    McpError::internal("InputSet::finish already asked for these inputs")
+                })?;
+                asks.insert(slot.key, request);
+            }
         }
-        // Answers given so far ride, sealed, to the next round (copied only when asking again).
-        let answers = answered
-            .into_iter()
-            .filter_map(|k| data.answer(k).map(|v| (k.to_owned(), v.clone())))
-            .collect();
-        let data_value = data
-            .previous
-            .as_ref()
-            .map_or(Value::Null, |p| p.data.clone());
-        let state = data.seal_next(answers, data_value)?;
+        let carried = data.previous.as_ref().and_then(|p| p.data.as_deref());
+        let state = data.seal_next(answers, carried)?;
         Ok(Some(InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: Some(asks),
@@ -531,27 +699,23 @@ impl InputSet {
         }))
     }
 
-    /// The answer of a required input (after [`finish`](Self::finish) returned `None`).
+    /// The answer of a required input (after [`finish`](Self::finish) returned `None`), decoded
+    /// now: `-32602` when it is malformed.
     pub fn take<T: FromAnswer + Send + 'static>(&mut self, slot: Slot<T>) -> Result<T, McpError> {
         self.take_optional(slot)?.ok_or_else(|| {
             McpError::internal("a required client input was not answered (finish() was not called)")
         })
     }
 
-    /// The answer of an optional input: `None` when the client could not provide it.
+    /// The answer of an optional input, decoded now: `None` when the client could not provide
+    /// it, `-32602` when it is malformed.
     pub fn take_optional<T: FromAnswer + Send + 'static>(
         &mut self,
         slot: Slot<T>,
     ) -> Result<Option<T>, McpError> {
-        let spec = &mut self.slots[slot.index];
-        if let Some(done) = spec.decoded.take().and_then(|d| d.downcast::<T>().ok()) {
-            return Ok(Some(*done));
-        }
-        // Not decoded yet (finish() was not called): decode now.
+        let key = self.slots[slot.index].key;
         let data = input_data(&self.cx)?;
-        data.answer(spec.key)
-            .map(|v| T::from_answer(spec.key, v))
-            .transpose()
+        data.answer(key).map(|v| T::from_answer(key, v)).transpose()
     }
 }
 
@@ -620,12 +784,13 @@ impl Ask {
     /// Adds a form elicitation.
     pub fn elicit<T: ElicitForm>(mut self, key: &str, message: &str) -> Self {
         self.requests
-            .insert(key, elicit_request(message, T::requested_schema()));
+            .insert(key, elicit_request(message, T::shared_schema()));
         self
     }
     /// Adds a form elicitation with an explicit schema.
     pub fn elicit_schema(mut self, key: &str, message: &str, schema: Map<String, Value>) -> Self {
-        self.requests.insert(key, elicit_request(message, schema));
+        self.requests
+            .insert(key, elicit_request(message, Arc::new(schema)));
         self
     }
     /// Adds a sampling request.
@@ -682,11 +847,14 @@ impl Rounds {
     /// The state carried from the previous round, if any.
     pub fn state<S: DeserializeOwned>(&self) -> Result<Option<S>, McpError> {
         let data = input_data(&self.cx)?;
-        match &data.previous {
-            Some(p) if !p.data.is_null() => S::deserialize(&p.data)
-                .map(Some)
-                .map_err(|e| McpError::internal(format!("the carried state does not decode: {e}"))),
-            _ => Ok(None),
+        match data.previous.as_ref().and_then(|p| p.data.as_deref()) {
+            Some(raw) => decode::<S>(raw).map(Some).map_err(|e| {
+                McpError::internal(format!(
+                    "the carried state does not decode: {}",
+                    without_position(&e)
+                ))
+            }),
+            None => Ok(None),
         }
     }
     /// This round's answer under `key`, decoded.
@@ -712,14 +880,177 @@ impl Rounds {
         if !missing.is_empty() {
             return Err(missing_capability(&missing));
         }
-        let value = serde_json::to_value(state)
+        let encoded = serde_json::to_string(state)
             .map_err(|e| McpError::internal(format!("the state could not be encoded: {e}")))?;
-        let token = data.seal_next(Map::new(), value)?;
+        let value =
+            if encoded == "null" {
+                None
+            } else {
+                Some(RawValue::from_string(encoded).map_err(|e| {
+                    McpError::internal(format!("the state could not be encoded: {e}"))
+                })?)
+            };
+        let token = data.seal_next(Answers::default(), value.as_deref())?;
         Ok(Step::Ask(InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: (!ask.requests.is_empty()).then_some(ask.requests),
             request_state: Some(token),
             meta: None,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ElicitResult;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    /// The wording of the decoders that read a parsed `Value` (before answers stayed raw).
+    fn via_value<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
+        let v: Value = serde_json::from_str(text).unwrap();
+        T::deserialize(&v).map_err(|e| {
+            format!("Invalid params: inputResponses[\"k\"] is not a valid {what}: {e}")
+        })
+    }
+
+    fn elicit_via_value<T: DeserializeOwned>(text: &str, one_string: bool) -> Result<(), String> {
+        let r: ElicitResult = via_value(text, "elicitation result")?;
+        if r.action == ElicitAction::Accept {
+            let mut content = r.content.unwrap_or_default();
+            let form = if one_string {
+                serde_json::from_value::<String>(content.remove("value").unwrap_or(Value::Null))
+                    .map(drop)
+            } else {
+                serde_json::from_value::<T>(Value::Object(content)).map(drop)
+            };
+            form.map_err(|e| {
+                format!(
+                    "Invalid params: inputResponses[\"k\"] is not a valid answer to the requested form: {e}"
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Goal {
+        goal: String,
+        effort: Option<u8>,
+    }
+
+    impl ElicitForm for Goal {
+        fn requested_schema() -> Map<String, Value> {
+            Map::new()
+        }
+    }
+
+    fn message<T>(r: Result<T, McpError>) -> Result<(), String> {
+        r.map(drop).map_err(|e| e.message().to_owned())
+    }
+
+    #[test]
+    fn malformed_answers_keep_their_wording() {
+        let roots = [
+            "7",
+            "[]",
+            r#"{"roots":5}"#,
+            r#"{"roots":[{"name":"x"}]}"#,
+            r#"{"roots":[{"uri":3}]}"#,
+            r#"{"roots":[{"uri":"file:///a"}],"_meta":1}"#,
+            r#"{"roots":[{"uri":"file:///a"}]}"#,
+        ];
+        for text in roots {
+            assert_eq!(
+                message(Roots::from_answer("k", &raw(text))),
+                via_value::<ListRootsResult>(text, "roots/list result").map(drop),
+                "{text}"
+            );
+        }
+        let samples = [
+            "{}",
+            r#"{"role":"assistant","content":{"type":"text"},"model":"m"}"#,
+            r#"{"role":"robot","content":{"type":"text","text":"a"},"model":"m"}"#,
+            r#"{"role":"assistant","content":{"type":"text","text":"a"},"model":7}"#,
+            r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"model":"m"}"#,
+            r#"{"role":"assistant","content":{"type":"text","text":"a"},"model":"m"}"#,
+            r#"{"role":"assistant","content":[{"type":"text","text":"a"},7],"model":"m"}"#,
+            r#"{"role":"assistant","content":[[1],{"type":"x"}],"model":"m"}"#,
+            r#"{"role":"assistant","content":[],"model":"m"}"#,
+            r#"{"role":"assistant","content":"text","model":"m"}"#,
+            r#"{"role":"assistant","content":null,"model":"m"}"#,
+            r#"{"role":"assistant","content":{"type":"image"},"model":"m"}"#,
+            r#"{"role":"assistant","model":"m"}"#,
+        ];
+        for text in samples {
+            let new = Sampled::from_answer("k", &raw(text));
+            let old = via_value::<CreateMessageResult>(text, "sampling/createMessage result");
+            match (&new, &old) {
+                (Ok(a), Ok(b)) => assert_eq!(&a.0, b, "{text}"),
+                _ => assert_eq!(message(new), old.map(drop), "{text}"),
+            }
+        }
+        let elicits = [
+            "12",
+            r#"{"action":"maybe"}"#,
+            r#"{}"#,
+            r#"{"action":"accept","content":5}"#,
+            r#"{"action":"accept","content":[1]}"#,
+            r#"{"action":"accept","content":null}"#,
+            r#"{"action":"accept"}"#,
+            r#"{"action":"accept","content":{"value":3,"goal":4}}"#,
+            r#"{"action":"accept","content":{"value":null,"goal":"g","effort":300}}"#,
+            r#"{"action":"accept","content":{"value":"v","goal":"g","effort":3}}"#,
+            r#"{"action":"accept","content":{"value":"v"},"_meta":"x"}"#,
+            r#"{"action":"decline","content":{"x":1}}"#,
+            r#"{"action":"cancel"}"#,
+        ];
+        for text in elicits {
+            assert_eq!(
+                message(Elicitation::<String>::from_answer("k", &raw(text))),
+                elicit_via_value::<String>(text, true),
+                "{text}"
+            );
+            assert_eq!(
+                message(Elicitation::<Goal>::from_answer("k", &raw(text))),
+                elicit_via_value::<Goal>(text, false),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn responses_are_read_raw() {
+        assert!(parse_responses(None).unwrap().0.is_empty());
+        assert!(parse_responses(Some(&raw("null"))).unwrap().0.is_empty());
+        for bad in ["12", "[]", "\"x\"", "true"] {
+            let e = parse_responses(Some(&raw(bad))).unwrap_err();
+            assert_eq!(e.code(), -32602);
+            assert_eq!(
+                e.message(),
+                "Invalid params: `inputResponses` must be an object keyed by the input request keys"
+            );
+        }
+        let r =
+            parse_responses(Some(&raw(r#"{"a": {"x": [1, 2]}, "b\u00e9": 3, "a": 4}"#))).unwrap();
+        assert_eq!(r.get("a").unwrap().get(), "4");
+        assert_eq!(r.get("bé").unwrap().get(), "3");
+        assert!(r.get("c").is_none());
+    }
+
+    #[test]
+    fn string_form_schema_is_shared() {
+        assert!(Arc::ptr_eq(
+            &String::shared_schema(),
+            &String::shared_schema()
+        ));
+        assert_eq!(
+            Value::Object((*String::shared_schema()).clone()),
+            Value::Object(String::requested_schema())
+        );
     }
 }

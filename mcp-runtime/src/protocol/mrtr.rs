@@ -162,6 +162,17 @@ pub enum ElicitRequestParams {
 }
 
 /// Form-mode elicitation.
+///
+/// ```
+/// use mcp_runtime::protocol::ElicitRequestFormParams;
+/// let p: ElicitRequestFormParams = serde_json::from_str(
+///     r#"{"mode":"form","message":"Name?","requestedSchema":{"type":"object","properties":{}}}"#,
+/// ).unwrap();
+/// // The schema is shared (`Arc`): cloning the params does not copy it.
+/// let copy = p.clone();
+/// assert!(std::sync::Arc::ptr_eq(&p.requested_schema, &copy.requested_schema));
+/// assert_eq!(p.requested_schema["type"], "object");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -171,8 +182,9 @@ pub struct ElicitRequestFormParams {
     pub mode: Option<String>,
     /// What to tell the user.
     pub message: String,
-    /// Flat object schema of the form.
-    pub requested_schema: Map<String, Value>,
+    /// Flat object schema of the form (shared: a form type's schema is built once and every
+    /// request for it points at the same one).
+    pub requested_schema: std::sync::Arc<Map<String, Value>>,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
