@@ -179,7 +179,7 @@ impl Caller {
 pub(crate) struct ContextInner {
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
-    pub(crate) meta: RequestMeta,
+    pub(crate) meta: Box<RequestMeta>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) notifier: Notifier,
     pub(crate) cancel: CancelState,

@@ -56,7 +56,8 @@ pub struct Request {
     /// Known methods borrow their static name: no allocation on the hot path.
     pub(crate) method: std::borrow::Cow<'static, str>,
     pub(crate) params: Option<Box<RawValue>>,
-    pub(crate) meta: Option<RequestMeta>,
+    /// Boxed from the moment it is read: the request and what carries it move several times.
+    pub(crate) meta: Option<Box<RequestMeta>>,
     pub(crate) name: Option<Value>,
     /// `tools/call` params read in the same pass as `_meta` (the hot path parses them once).
     pub(crate) tool_call: Option<ToolCallParams>,
@@ -111,7 +112,17 @@ struct ErrorEnvelope<'a> {
 impl Response {
     /// A result response.
     pub fn result<T: Serialize>(id: &RequestId, result: &T) -> Response {
-        let mut buf = Vec::with_capacity(256);
+        Response::result_with_capacity(id, result, 256)
+    }
+
+    /// A result response serialized into a buffer of `capacity` bytes to start with (results
+    /// known to be large skip the regrowing).
+    pub(crate) fn result_with_capacity<T: Serialize>(
+        id: &RequestId,
+        result: &T,
+        capacity: usize,
+    ) -> Response {
+        let mut buf = Vec::with_capacity(capacity);
         match serde_json::to_writer(
             &mut buf,
             &ResultEnvelope {
@@ -366,7 +377,7 @@ struct Head<'a> {
 #[serde(rename_all = "camelCase")]
 struct ToolCallWhole<'a> {
     #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
+    meta: Option<Box<RequestMeta>>,
     name: String,
     #[serde(default, borrow)]
     arguments: Option<&'a RawValue>,
@@ -588,7 +599,7 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
             Ok(head) => {
                 let meta = match head.meta {
                     None => None,
-                    Some(v) => match serde_json::from_str::<RequestMeta>(v.get()) {
+                    Some(v) => match serde_json::from_str::<Box<RequestMeta>>(v.get()) {
                         Ok(m) => Some(m),
                         Err(e) => {
                             return Err(Rejection::new(
@@ -638,7 +649,7 @@ impl Request {
     }
     /// The request's `_meta`, when present.
     pub fn meta(&self) -> Option<&RequestMeta> {
-        self.meta.as_ref()
+        self.meta.as_deref()
     }
     /// `params.name` (or `params.uri` for `resources/read`) when it is a string: the value the
     /// `Mcp-Name` header mirrors.
@@ -795,7 +806,7 @@ fn decode_cursor(kind: &str, cursor: &str) -> Result<String, McpError> {
 /// One page of `entries` after `cursor`: the items' JSON and the next cursor.
 fn page_of<'r, E>(
     entries: &'r [Arc<E>],
-    index: Option<&std::collections::HashMap<String, usize>>,
+    index: Option<&crate::registry::NameIndex>,
     kind: &str,
     cursor: Option<&str>,
     page_size: usize,
@@ -1193,7 +1204,7 @@ impl Server {
         &self,
         cx: &RequestContext,
         method: &'static str,
-        name: &str,
+        name: Arc<str>,
         arguments: Arc<str>,
         responses: Option<Answers>,
         state: Option<String>,
@@ -1210,7 +1221,7 @@ impl Server {
                 None,
             ),
             Some(token) => {
-                let binding = crate::mrtr::Binding::new(method, name, &arguments, caller);
+                let binding = crate::mrtr::Binding::new(method, &name, &arguments, caller);
                 let previous = self.shared.sealer.open(&token, &binding)?;
                 (crate::mrtr::LazyBinding::ready(binding), Some(previous))
             }
@@ -1229,7 +1240,8 @@ impl Server {
         if r.meta.is_none() {
             r.meta = self.result_meta();
         }
-        Response::result(id, &r)
+        // Input requests and a sealed state: usually about a kilobyte.
+        Response::result_with_capacity(id, &r, 1536)
     }
 
     /// Everything of a `tools/call` before its handler runs, synchronously: only the handler's
@@ -1283,7 +1295,7 @@ impl Server {
         self.prepare_input(
             &cx,
             "tools/call",
-            &params.name,
+            entry.name.clone(),
             arguments.shared_json(),
             params.input_responses,
             params.request_state,
@@ -1350,7 +1362,7 @@ impl Server {
         self.prepare_input(
             &cx,
             "resources/read",
-            &uri,
+            Arc::from(uri.as_str()),
             Arc::from("null"),
             params
                 .input_responses
@@ -1439,7 +1451,7 @@ impl Server {
         self.prepare_input(
             &cx,
             "prompts/get",
-            &params.name,
+            Arc::from(params.name.as_str()),
             Arc::from(bound),
             params
                 .input_responses

@@ -218,7 +218,7 @@ pub(crate) fn context_and_inputs(
                     Some(s) => quote!(::core::option::Option::Some(#s)),
                     None => quote!(::core::option::Option::None::<&str>),
                 };
-                quote!(__mcp_inputs.sample(#key, #required, #p::sample_params(#prompt, #max_tokens, #system)))
+                quote!(__mcp_inputs.sample_prompt(#key, #required, #prompt, #max_tokens, #system))
             }
             InputKind::Elicit { message, form } => {
                 let form = match form {

@@ -103,7 +103,7 @@ pub(crate) enum LazyBinding {
     Later {
         cell: OnceLock<Binding>,
         method: &'static str,
-        name: String,
+        name: Arc<str>,
         arguments: Arc<str>,
         caller: Option<String>,
     },
@@ -117,14 +117,14 @@ impl LazyBinding {
     /// Computed on first use. `arguments` is the arguments' JSON text as sent (`{}` when absent).
     pub(crate) fn later(
         method: &'static str,
-        name: &str,
+        name: Arc<str>,
         arguments: Arc<str>,
         caller: Option<&str>,
     ) -> Self {
         LazyBinding::Later {
             cell: OnceLock::new(),
             method,
-            name: name.to_owned(),
+            name,
             arguments,
             caller: caller.map(str::to_owned),
         }
@@ -596,17 +596,21 @@ impl InputSet {
         })
     }
 
+    /// Declares an input; its request is only built when the input has no answer yet (on a
+    /// retry that answers it, nothing is built to be thrown away).
     fn push<T: FromAnswer + Send + 'static>(
         &mut self,
         key: &'static str,
         required: bool,
-        request: InputRequest,
+        need: Need,
+        request: impl FnOnce() -> InputRequest,
     ) -> Slot<T> {
+        let answered = input_data(&self.cx).is_ok_and(|d| d.answer(key).is_some());
         self.slots.push(SlotSpec {
             key,
             required,
-            need: need_of(&request),
-            request: Some(request),
+            need,
+            request: (!answered).then(request),
             check: check_as::<T>,
         });
         Slot {
@@ -617,11 +621,9 @@ impl InputSet {
 
     /// Declares a `roots/list` input.
     pub fn roots(&mut self, key: &'static str, required: bool) -> Slot<Roots> {
-        self.push(
-            key,
-            required,
-            InputRequest::ListRoots(Some(ListRootsParams::default())),
-        )
+        self.push(key, required, Need::Roots, || {
+            InputRequest::ListRoots(Some(ListRootsParams::default()))
+        })
     }
 
     /// Declares a `sampling/createMessage` input.
@@ -631,7 +633,24 @@ impl InputSet {
         required: bool,
         params: CreateMessageRequestParams,
     ) -> Slot<Sampled> {
-        self.push(key, required, InputRequest::Sample(params))
+        self.push(key, required, Need::Sampling, || {
+            InputRequest::Sample(params)
+        })
+    }
+
+    /// Declares a `sampling/createMessage` input of one user prompt (what `#[sample]` uses):
+    /// the request is only built when the input is not answered yet.
+    pub fn sample_prompt(
+        &mut self,
+        key: &'static str,
+        required: bool,
+        prompt: &str,
+        max_tokens: u64,
+        system_prompt: Option<&str>,
+    ) -> Slot<Sampled> {
+        self.push(key, required, Need::Sampling, || {
+            InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt))
+        })
     }
 
     /// Declares a form elicitation.
@@ -641,7 +660,9 @@ impl InputSet {
         required: bool,
         message: &str,
     ) -> Slot<Elicitation<T>> {
-        self.push(key, required, elicit_request(message, T::shared_schema()))
+        self.push(key, required, Need::ElicitForm, || {
+            elicit_request(message, T::shared_schema())
+        })
     }
 
     /// Checks the answers: `Ok(None)` when the body can run, `Ok(Some(result))` to ask the client

@@ -87,7 +87,38 @@ impl Completer {
     }
 }
 
+/// Position of each registered name (tool, prompt) or URI in its list.
+///
+/// Hashed with FNV-1a instead of SipHash: the keys are the server's own names, fixed when the
+/// registry is built, so client input only ever looks up (it cannot grow a bucket).
+pub(crate) type NameIndex = HashMap<String, usize, std::hash::BuildHasherDefault<NameHasher>>;
+
+/// FNV-1a (64-bit), for [`NameIndex`].
+pub(crate) struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 pub(crate) struct ToolEntry {
+    /// The name, shared (MRTR bindings keep it without a copy).
+    pub(crate) name: Arc<str>,
     pub(crate) headers: Vec<headers::ParamHeader>,
     pub(crate) tool: Tool,
     pub(crate) json: Box<RawValue>,
@@ -134,12 +165,12 @@ pub(crate) struct PromptEntry {
 #[derive(Default)]
 pub(crate) struct Registry {
     pub(crate) tools: Vec<Arc<ToolEntry>>,
-    pub(crate) tool_index: HashMap<String, usize>,
+    pub(crate) tool_index: NameIndex,
     pub(crate) resources: Vec<Arc<ResourceEntry>>,
-    pub(crate) resource_index: HashMap<String, usize>,
+    pub(crate) resource_index: NameIndex,
     pub(crate) templates: Vec<Arc<TemplateEntry>>,
     pub(crate) prompts: Vec<Arc<PromptEntry>>,
-    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) prompt_index: NameIndex,
 }
 
 /// Everything a server holds, before validation.
@@ -313,6 +344,7 @@ impl Registry {
             }
             reg.tool_index.insert(name.to_owned(), reg.tools.len());
             reg.tools.push(Arc::new(ToolEntry {
+                name: Arc::from(name),
                 headers: param_headers,
                 json: raw(&tool.info),
                 tool: tool.clone(),

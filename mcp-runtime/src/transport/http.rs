@@ -331,7 +331,11 @@ fn accepts(headers: &HeaderMap) -> AcceptSet {
 }
 
 fn content_type_ok(headers: &HeaderMap) -> bool {
-    match headers.get(header::CONTENT_TYPE).map(HeaderValue::to_str) {
+    let value = headers.get(header::CONTENT_TYPE);
+    if value.is_some_and(|v| v.as_bytes() == b"application/json") {
+        return true;
+    }
+    match value.map(HeaderValue::to_str) {
         None => true,
         Some(Ok(ct)) => ct
             .split(';')
@@ -363,6 +367,8 @@ struct McpHeaders<'h> {
     version: Seen<'h>,
     method: Seen<'h>,
     name: Seen<'h>,
+    /// Whether any `Mcp-Param-*` header is present.
+    params: bool,
 }
 
 impl<'h> McpHeaders<'h> {
@@ -371,13 +377,14 @@ impl<'h> McpHeaders<'h> {
             version: Seen::Absent,
             method: Seen::Absent,
             name: Seen::Absent,
+            params: false,
         };
         for (name, value) in headers {
             match name.as_str() {
                 "mcp-protocol-version" => found.version.add(value),
                 "mcp-method" => found.method.add(value),
                 "mcp-name" => found.name.add(value),
-                _ => {}
+                other => found.params |= other.starts_with("mcp-param-"),
             }
         }
         found
@@ -445,7 +452,8 @@ pub(crate) fn decode_sentinel(text: &str) -> Option<String> {
     }
 }
 
-fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<(), McpError> {
+/// Checks the MCP headers against the body; returns whether `Mcp-Param-*` headers are present.
+fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<bool, McpError> {
     let found = McpHeaders::scan(headers);
     let body_version = req
         .meta()
@@ -499,7 +507,7 @@ fn check_headers(headers: &HeaderMap, req: &crate::dispatch::Request) -> Result<
             }
         }
     }
-    Ok(())
+    Ok(found.params)
 }
 
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
@@ -531,23 +539,19 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             "Not Acceptable: accept application/json and text/event-stream",
         );
     }
-    let bytes = match axum::body::to_bytes(body, options.body_limit).await {
+    let bytes = match read_body(body, options.body_limit).await {
         Ok(b) => b,
-        Err(e) => {
-            let too_big = std::error::Error::source(&e)
-                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
-                || e.to_string().contains("length limit");
-            return if too_big {
-                transport_error(
-                    413,
-                    &format!(
-                        "Payload Too Large: the body exceeds {} bytes",
-                        options.body_limit
-                    ),
-                )
-            } else {
-                transport_error(400, "Bad Request: the body could not be read")
-            };
+        Err(BodyError::TooLarge) => {
+            return transport_error(
+                413,
+                &format!(
+                    "Payload Too Large: the body exceeds {} bytes",
+                    options.body_limit
+                ),
+            );
+        }
+        Err(BodyError::Unreadable) => {
+            return transport_error(400, "Bad Request: the body could not be read");
         }
     };
     let req = match parse_message(&bytes) {
@@ -562,10 +566,15 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     if let Err(r) = req.check_meta() {
         return rejection(r);
     }
-    if let Err(e) = check_headers(&parts.headers, &req) {
-        return rejection(Rejection::new(Some(req.id().clone()), e));
-    }
+    let has_params = match check_headers(&parts.headers, &req) {
+        Ok(has_params) => has_params,
+        Err(e) => return rejection(Rejection::new(Some(req.id().clone()), e)),
+    };
+    // `Some` even when empty: over HTTP, declared `x-mcp-header` arguments need their headers.
     let param_headers = (req.method() == "tools/call").then(|| {
+        if !has_params {
+            return Vec::new();
+        }
         parts
             .headers
             .iter()
@@ -606,6 +615,47 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         }
         None => transport_error(500, "Internal error: the request produced no response"),
     }
+}
+
+enum BodyError {
+    TooLarge,
+    Unreadable,
+}
+
+/// Reads the whole body, refusing more than `limit` bytes (a declared `Content-Length` above the
+/// limit is refused before reading). A body that arrives in one frame, the usual case, is
+/// handed over as it is: no copy, no intermediate list.
+async fn read_body(mut body: Body, limit: usize) -> Result<Bytes, BodyError> {
+    use axum::body::HttpBody as _;
+    use http_body_util::BodyExt as _;
+    if body.size_hint().lower() > limit as u64 {
+        return Err(BodyError::TooLarge);
+    }
+    let mut whole: Option<Bytes> = None;
+    let mut more: Vec<u8> = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| BodyError::Unreadable)?;
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers
+        };
+        let total = whole.as_ref().map_or(0, Bytes::len) + more.len() + data.len();
+        if total > limit {
+            return Err(BodyError::TooLarge);
+        }
+        match &whole {
+            None if more.is_empty() => whole = Some(data),
+            _ => {
+                if let Some(first) = whole.take() {
+                    more.extend_from_slice(&first);
+                }
+                more.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(match whole {
+        Some(data) => data,
+        None => Bytes::from(more),
+    })
 }
 
 impl Server {
