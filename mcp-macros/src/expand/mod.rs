@@ -202,7 +202,8 @@ pub(crate) fn context_and_inputs(
     if inputs.is_empty() {
         return out;
     }
-    out.extend(quote!(let mut __mcp_inputs = #p::InputSet::new(#context)?;));
+    let count = inputs.len();
+    out.extend(quote!(let mut __mcp_inputs = #p::InputSet::with_capacity(#context, #count)?;));
     for (i, param, input) in &inputs {
         let slot = format_ident!("__mcp_s{}", i);
         let key = &input.key;

@@ -589,10 +589,16 @@ impl std::fmt::Debug for InputSet {
 impl InputSet {
     /// Starts declaring the inputs of the current request.
     pub fn new(cx: &RequestContext) -> Result<InputSet, McpError> {
+        InputSet::with_capacity(cx, 0)
+    }
+
+    /// An empty set with room for `inputs` declarations (what `#[tool]` uses: it knows how many
+    /// inputs the function declares).
+    pub fn with_capacity(cx: &RequestContext, inputs: usize) -> Result<InputSet, McpError> {
         input_data(cx)?;
         Ok(InputSet {
             cx: cx.clone(),
-            slots: Vec::new(),
+            slots: Vec::with_capacity(inputs),
         })
     }
 

@@ -45,7 +45,9 @@ pub struct RequestMeta {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub protocol_version: Option<String>,
+    ///
+    /// The version this crate speaks is borrowed, not copied, when a request names it.
+    pub protocol_version: Option<std::borrow::Cow<'static, str>>,
     /// The client capabilities valid for this request.
     #[serde(
         rename = "io.modelcontextprotocol/clientCapabilities",
@@ -530,7 +532,18 @@ impl<'de> serde::de::Visitor<'de> for MapVisitor<RequestMeta> {
         let mut meta = RequestMeta::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
             match key.as_ref() {
-                PROTOCOL_VERSION_KEY => meta.protocol_version = map.next_value()?,
+                PROTOCOL_VERSION_KEY => {
+                    meta.protocol_version =
+                        map.next_value::<Option<Key<'de>>>()?
+                            .map(|v| match v.as_ref() {
+                                crate::protocol::LATEST_PROTOCOL_VERSION => {
+                                    std::borrow::Cow::Borrowed(
+                                        crate::protocol::LATEST_PROTOCOL_VERSION,
+                                    )
+                                }
+                                _ => std::borrow::Cow::Owned(v.into_owned()),
+                            })
+                }
                 CLIENT_CAPABILITIES_KEY => meta.client_capabilities = map.next_value()?,
                 CLIENT_INFO_KEY => meta.client_info = map.next_value()?,
                 LOG_LEVEL_KEY => meta.log_level = map.next_value()?,
