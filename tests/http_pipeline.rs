@@ -775,6 +775,64 @@ async fn oversized_body_is_413() {
     assert_eq!(resp.status, 200, "a body within the limit is served");
 }
 
+/// Sends `chunks` as a chunked body over a raw connection (each chunk written on its own, so the
+/// server sees several frames) and returns the raw response.
+async fn post_chunked(
+    addr: std::net::SocketAddr,
+    headers: &[(String, String)],
+    chunks: &[&[u8]],
+) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n"
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.expect("write head");
+    for chunk in chunks {
+        let mut frame = format!("{:x}\r\n", chunk.len()).into_bytes();
+        frame.extend_from_slice(chunk);
+        frame.extend_from_slice(b"\r\n");
+        stream.write_all(&frame).await.expect("write chunk");
+        stream.flush().await.expect("flush");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    stream.write_all(b"0\r\n\r\n").await.expect("write end");
+    let mut out = Vec::new();
+    common::within("the chunked response", stream.read_to_end(&mut out))
+        .await
+        .expect("read");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tokio::test]
+async fn chunked_bodies_are_read_whole_and_limited() {
+    let http = spawn_http_with(pipeline_server(), HttpOptions::default().body_limit(1024)).await;
+    let body = request(
+        json!(3),
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "in pieces"}}),
+    );
+    let bytes = serde_json::to_vec(&body).unwrap();
+    let headers: Vec<(String, String)> = headers_for(&body)
+        .into_iter()
+        .filter(|(n, _)| !n.eq_ignore_ascii_case("content-length"))
+        .collect();
+    let (a, rest) = bytes.split_at(10);
+    let (b, c) = rest.split_at(rest.len() / 2);
+    let resp = post_chunked(http.addr, &headers, &[a, b, c]).await;
+    assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
+    assert!(resp.contains("in pieces"), "{resp}");
+
+    // No Content-Length to refuse up front: the limit applies while reading.
+    let big = vec![b' '; 700];
+    let resp = post_chunked(http.addr, &headers, &[&big, &big]).await;
+    assert!(resp.starts_with("HTTP/1.1 413"), "{resp}");
+}
+
 #[tokio::test]
 async fn configured_hosts_and_origins_are_allowed() {
     let options = HttpOptions::default()

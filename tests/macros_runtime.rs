@@ -86,6 +86,15 @@ async fn greet(cx: RequestContext, name: String, State(greeting): State<Greeting
     format!("{} {name} ({})", greeting.0, cx.method())
 }
 
+/// Reports progress through two reporters of the same request.
+#[tool]
+fn two_reporters(cx: RequestContext) -> String {
+    let first = cx.progress().report(0.5, None, None);
+    let second = cx.progress().report(0.4, None, None);
+    let third = cx.progress().report(0.9, None, None);
+    format!("{first} {second} {third}")
+}
+
 // ------------------------------------------------------------------------------------------
 // Resources
 // ------------------------------------------------------------------------------------------
@@ -630,5 +639,81 @@ fn annotated_functions_stay_callable() {
     assert_eq!(
         draft_policy_brief("x".into(), None),
         "Draft a briefing for x."
+    );
+}
+
+/// The one-pass reading of a `tools/call` and the general reading agree: key order, escapes and
+/// whitespace do not change the answer.
+#[tokio::test]
+async fn tool_calls_read_the_same_in_any_key_order_or_spelling() {
+    let s = server();
+    let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let bodies = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"add","arguments":{{"a":40,"b":2}},"_meta":{meta}}}}}"#
+        ),
+        format!(
+            r#"{{"params":{{"_meta":{meta},"arguments":{{"b":2,"a":40}},"name":"add"}},"method":"tools/call","id":7,"jsonrpc":"2.0"}}"#
+        ),
+        format!(
+            r#" {{ "jsonrpc" : "2.0" , "id" : 7 , "method" : "tools\/call" , "params" : {{ "name" : "a\u0064d" , "arguments" : {{ "a" : 40 , "b" : 2 }} , "_meta" : {meta} }} }} "#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2\u002e0","id":7,"method":"tools/call","params":{{"name":"add","arguments":{{"a":40,"b":2}},"_meta":{meta}}}}}"#
+        ),
+    ];
+    for body in bodies {
+        let r = send(&s, body.clone().into_bytes()).await;
+        assert_eq!(r["id"], 7, "{body} -> {r}");
+        assert_eq!(text(&r), "42", "{body} -> {r}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_utf8_is_a_parse_error() {
+    let s = server();
+    let mut body = request(
+        7,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+    );
+    let at = body.iter().position(|&b| b == b'a').expect("an `a`");
+    body[at] = 0xff;
+    let call = s
+        .handle_message(&body, Default::default())
+        .expect("an answer");
+    let answer: Value = serde_json::from_slice(&call.response().await.body).expect("JSON");
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+}
+
+#[tokio::test]
+async fn null_arguments_are_no_arguments() {
+    let s = server();
+    let r = call_tool(&s, "two_reporters", Value::Null).await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let r = call_tool(&s, "add", Value::Null).await;
+    assert_eq!(
+        r["result"]["isError"], true,
+        "missing `a` is a tool error: {r}"
+    );
+}
+
+#[tokio::test]
+async fn reporters_of_one_request_share_the_increasing_guard() {
+    let s = server();
+    let mut body = request(
+        7,
+        "tools/call",
+        json!({"name": "two_reporters", "arguments": {}}),
+    );
+    let mut v: Value = serde_json::from_slice(&body).unwrap();
+    v["params"]["_meta"]["progressToken"] = json!("p-7");
+    body = serde_json::to_vec(&v).unwrap();
+    let r = send(&s, body).await;
+    assert_eq!(text(&r), "true false true", "{r}");
+    // Without a token nothing is sent.
+    assert_eq!(
+        text(&call_tool(&s, "two_reporters", json!({})).await),
+        "false false false"
     );
 }

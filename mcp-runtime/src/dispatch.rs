@@ -549,7 +549,15 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
             McpError::new(codes::INVALID_REQUEST, format!("Invalid Request: {msg}")),
         ))
     };
-    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+    let version_ok = match env.jsonrpc.map(RawValue::get) {
+        Some("\"2.0\"") => true,
+        // The same string, spelled with escapes.
+        Some(text) if text.contains('\\') => {
+            serde_json::from_str::<String>(text).is_ok_and(|v| v == "2.0")
+        }
+        _ => false,
+    };
+    if !version_ok {
         return invalid(&id, "`jsonrpc` must be \"2.0\"");
     }
     if env.result.is_some() || env.error.is_some() {
