@@ -784,8 +784,8 @@ async fn post_chunked(
 ) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n"
+    let mut head = String::from(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n",
     );
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
