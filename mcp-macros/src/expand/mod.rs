@@ -257,8 +257,10 @@ pub(crate) fn call(paths: &Paths, func: &Function) -> TokenStream {
     let locals = (0..func.params.len()).map(local);
     if func.is_async() {
         let span = ident.span();
+        // Checked for `Send` here, at the function's name, without boxing it a second time
+        // (the handler's own future is boxed already).
         let boxed = quote_spanned! {span=>
-            let __mcp_fut: #p::BoxFuture<'static, _> = #p::std::boxed::Box::pin(#ident(#(#locals),*));
+            let __mcp_fut = #p::assert_send(#ident(#(#locals),*));
         };
         quote! {
             #boxed

@@ -276,9 +276,55 @@ impl Sampled {
 
 impl FromAnswer for Sampled {
     fn from_answer(key: &str, answer: &RawValue) -> Result<Self, McpError> {
+        // The usual answer, one text block and nothing else, is read directly; any other shape
+        // (and every malformed one) goes through the general, untagged reading.
+        if let Ok(plain) = decode::<PlainSample>(answer) {
+            return Ok(Sampled(plain.into()));
+        }
         decode::<CreateMessageResult>(answer)
             .map(Sampled)
             .map_err(|e| malformed(key, "sampling/createMessage result", &e))
+    }
+}
+
+/// A sampling answer of exactly one text block (read without serde's untagged buffering).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PlainSample {
+    role: crate::protocol::Role,
+    content: PlainText,
+    model: String,
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainText {
+    #[serde(rename = "type")]
+    _kind: TextTag,
+    text: String,
+}
+
+#[derive(Deserialize)]
+enum TextTag {
+    #[serde(rename = "text")]
+    Text,
+}
+
+impl From<PlainSample> for CreateMessageResult {
+    fn from(p: PlainSample) -> Self {
+        CreateMessageResult {
+            role: p.role,
+            content: crate::protocol::SamplingContent::One(
+                crate::protocol::SamplingBlock::Content(crate::protocol::Content::text(
+                    p.content.text,
+                )),
+            ),
+            model: p.model,
+            stop_reason: p.stop_reason,
+            meta: None,
+        }
     }
 }
 
@@ -978,6 +1024,29 @@ mod tests {
 
     fn message<T>(r: Result<T, McpError>) -> Result<(), String> {
         r.map(drop).map_err(|e| e.message().to_owned())
+    }
+
+    #[test]
+    fn plain_sampling_answers_read_like_the_general_path() {
+        for text in [
+            r#"{"role":"assistant","content":{"type":"text","text":"a"},"model":"m"}"#,
+            r#"{"role":"assistant","content":{"type":"text","text":"a\"b"},"model":"m","stopReason":"endTurn"}"#,
+            r#"{"model":"m","content":{"text":"x","type":"text"},"role":"user"}"#,
+        ] {
+            let fast = decode::<PlainSample>(&raw(text)).map(CreateMessageResult::from);
+            let general = decode::<CreateMessageResult>(&raw(text));
+            assert_eq!(fast.unwrap(), general.unwrap(), "{text}");
+        }
+        // Anything else is left to the general reading.
+        for text in [
+            r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"model":"m"}"#,
+            r#"{"role":"assistant","content":{"type":"text","text":"a","_meta":{}},"model":"m"}"#,
+            r#"{"role":"assistant","content":{"type":"image","data":"AA==","mimeType":"image/png"},"model":"m"}"#,
+            r#"{"role":"assistant","content":{"type":"text","text":"a"},"model":"m","_meta":{}}"#,
+        ] {
+            assert!(decode::<PlainSample>(&raw(text)).is_err(), "{text}");
+            assert!(Sampled::from_answer("k", &raw(text)).is_ok(), "{text}");
+        }
     }
 
     #[test]
