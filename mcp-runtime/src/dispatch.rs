@@ -1222,8 +1222,8 @@ impl Server {
                 None,
             ),
             Some(token) => {
-                let binding = crate::mrtr::Binding::new(method, &name, &arguments, caller);
-                let previous = self.shared.sealer.open(&token, &binding)?;
+                let mut binding = crate::mrtr::Binding::as_sent(method, &name, &arguments, caller);
+                let previous = self.shared.sealer.open(&token, &mut binding, &arguments)?;
                 (crate::mrtr::LazyBinding::ready(binding), Some(previous))
             }
         };

@@ -349,6 +349,23 @@ impl Binding {
             caller: caller.map(|c| Fingerprint::of(c.as_bytes())),
         }
     }
+
+    /// The binding of a request whose state is about to be opened, with the arguments taken as
+    /// sent: [`Sealer::open`] compares that first and canonicalizes only when it differs (a
+    /// client usually sends the same text, already compact and sorted, on every round).
+    pub(crate) fn as_sent(
+        method: &'static str,
+        name: &str,
+        arguments: &str,
+        caller: Option<&str>,
+    ) -> Self {
+        Binding {
+            method,
+            name: name.to_owned(),
+            arguments: Fingerprint::of(arguments.as_bytes()),
+            caller: caller.map(|c| Fingerprint::of(c.as_bytes())),
+        }
+    }
 }
 
 /// The fingerprint of the canonical JSON of `text` (keys sorted, no whitespace; numbers and
@@ -659,7 +676,14 @@ impl Sealer {
         self.ring.seal_buffer(buf)
     }
 
-    pub(crate) fn open(&self, token: &str, expected: &Binding) -> Result<Sealed, McpError> {
+    /// Opens `token` for the request bound by `expected`, built with [`Binding::as_sent`] from
+    /// `arguments` (the text as sent). On success `expected` holds the canonical binding.
+    pub(crate) fn open(
+        &self,
+        token: &str,
+        expected: &mut Binding,
+        sent_arguments: &str,
+    ) -> Result<Sealed, McpError> {
         let (buf, plain) = self.ring.open_in_place(token)?;
         let invalid = || McpError::invalid_params("Invalid params: requestState is not valid");
         let mut r = Reader { rest: &buf[plain] };
@@ -692,9 +716,15 @@ impl Sealer {
             )));
         }
         if arguments != expected.arguments {
-            return Err(McpError::invalid_params(
-                "Invalid params: requestState was issued for different arguments",
-            ));
+            // The text as sent is not the canonical text the state was sealed with: compare
+            // canonical forms.
+            let canonical = canonical_fingerprint(sent_arguments);
+            if arguments != canonical {
+                return Err(McpError::invalid_params(
+                    "Invalid params: requestState was issued for different arguments",
+                ));
+            }
+            expected.arguments = canonical;
         }
         if caller != expected.caller {
             return Err(McpError::invalid_params(
@@ -727,6 +757,40 @@ impl Sealer {
 mod tests {
     use super::*;
 
+    /// Opens with a binding built by `Binding::new` (already canonical: no text to fall back on).
+    fn open_as(s: &Sealer, token: &str, b: &Binding) -> Result<Sealed, McpError> {
+        s.open(token, &mut b.clone(), "")
+    }
+
+    #[test]
+    fn arguments_are_compared_as_sent_then_canonically() {
+        let s = Sealer {
+            ring: KeyRing::new(&[[3; 32]]).unwrap(),
+            ttl: DEFAULT_STATE_TTL,
+        };
+        let sealed = Binding::new("tools/call", "t", r#"{"b":1,"a":[2, 3]}"#, None);
+        let token = s.seal(&payload(&sealed, now_ms() + 60_000)).unwrap();
+        // The same text as canonical: no canonicalization needed.
+        let mut same = Binding::as_sent("tools/call", "t", r#"{"a":[2,3],"b":1}"#, None);
+        assert!(s.open(&token, &mut same, r#"{"a":[2,3],"b":1}"#).is_ok());
+        assert_eq!(same, sealed);
+        // Spaced and reordered: equal once canonical, and the binding becomes canonical.
+        let text = r#" { "b" : 1 , "a" : [ 2 , 3 ] } "#;
+        let mut spaced = Binding::as_sent("tools/call", "t", text, None);
+        assert_ne!(spaced, sealed);
+        assert!(s.open(&token, &mut spaced, text).is_ok());
+        assert_eq!(spaced, sealed);
+        // Different arguments.
+        let text = r#"{"a":[2,3],"b":2}"#;
+        let mut other = Binding::as_sent("tools/call", "t", text, None);
+        let err = s.open(&token, &mut other, text).unwrap_err();
+        assert!(
+            err.message().contains("different arguments"),
+            "{}",
+            err.message()
+        );
+    }
+
     fn sealer(key: u8) -> Sealer {
         Sealer {
             ring: KeyRing::new(&[[key; 32]]).unwrap(),
@@ -750,27 +814,34 @@ mod tests {
         let s = sealer(7);
         let token = s.seal(&payload(&b, now_ms() + 60_000)).unwrap();
         assert!(token.starts_with("v1."));
-        assert_eq!(s.open(&token, &b).unwrap().round, 1);
+        assert_eq!(open_as(&s, &token, &b).unwrap().round, 1);
         // Tampered.
         assert_eq!(
-            s.open(&format!("{token}-TAMPERED"), &b).unwrap_err().code(),
+            open_as(&s, &format!("{token}-TAMPERED"), &b)
+                .unwrap_err()
+                .code(),
             -32602
         );
         let mut chars: Vec<char> = token.chars().collect();
         let last = chars.len() - 3;
         chars[last] = if chars[last] == 'A' { 'B' } else { 'A' };
         let flipped: String = chars.into_iter().collect();
-        assert!(s.open(&flipped, &b).is_err());
+        assert!(open_as(&s, &flipped, &b).is_err());
         // Another key.
-        assert!(sealer(8).open(&token, &b).is_err());
+        assert!(open_as(&sealer(8), &token, &b).is_err());
         // Other arguments or tool.
         let other = Binding::new("tools/call", "t", r#"{"x":2}"#, None);
-        assert!(s.open(&token, &other).is_err());
+        assert!(open_as(&s, &token, &other).is_err());
         let other = Binding::new("tools/call", "u", r#"{"x":1}"#, None);
-        assert!(s.open(&token, &other).is_err());
+        assert!(open_as(&s, &token, &other).is_err());
         // Expired.
         let old = s.seal(&payload(&b, now_ms() - 1)).unwrap();
-        assert!(s.open(&old, &b).unwrap_err().message().contains("expired"));
+        assert!(
+            open_as(&s, &old, &b)
+                .unwrap_err()
+                .message()
+                .contains("expired")
+        );
     }
 
     #[test]
@@ -788,7 +859,7 @@ mod tests {
                 data: Some(&data),
             })
             .unwrap();
-        let opened = s.open(&token, &b).unwrap();
+        let opened = open_as(&s, &token, &b).unwrap();
         assert_eq!(opened.round, 3);
         assert_eq!(
             opened.answers.get("k\u{e9}y").unwrap().get(),
@@ -849,7 +920,7 @@ mod tests {
         let mut plain = Vec::new();
         payload(&b, now_ms() + 60_000).encode(&mut plain);
         let token = s.ring.seal(&plain).unwrap();
-        assert!(s.open(&token, &b).is_ok());
+        assert!(open_as(&s, &token, &b).is_ok());
         for bad in [
             &plain[..plain.len() - 1],
             &[&plain[..], b"x"].concat()[..],
@@ -858,7 +929,7 @@ mod tests {
         ] {
             let token = s.ring.seal(bad).unwrap();
             assert_eq!(
-                s.open(&token, &b).unwrap_err().message(),
+                open_as(&s, &token, &b).unwrap_err().message(),
                 "Invalid params: requestState is not valid"
             );
         }
@@ -873,11 +944,11 @@ mod tests {
             ring: KeyRing::new(&[[2; 32], [1; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
         };
-        assert!(rotated.open(&token, &b).is_ok());
+        assert!(open_as(&rotated, &token, &b).is_ok());
         let bob = Binding::new("prompts/get", "p", "null", Some("bob"));
-        assert!(rotated.open(&token, &bob).is_err());
+        assert!(open_as(&rotated, &token, &bob).is_err());
         let anonymous = Binding::new("prompts/get", "p", "null", None);
-        assert!(rotated.open(&token, &anonymous).is_err());
+        assert!(open_as(&rotated, &token, &anonymous).is_err());
     }
 
     #[test]
