@@ -4,11 +4,10 @@
 use crate::context::{ContextInner, Notifier, RequestContext};
 use crate::protocol::{
     self as p, CacheScope, CompleteRequestParams, Completion, CompletionReference, DiscoverResult,
-    ErrorObject, GetPromptRequestParams, InputRequiredResult, LoggingLevel, NotificationMeta,
-    NotificationParams, PaginatedRequestParams, ReadResourceRequestParams, RequestId, RequestMeta,
-    ResourceUpdatedNotificationParams, ResultMeta, ResultType, SubscriptionFilter,
-    SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
-    codes,
+    ErrorObject, InputRequiredResult, LoggingLevel, NotificationMeta, NotificationParams,
+    RequestId, RequestMeta, ResourceUpdatedNotificationParams, ResultMeta, ResultType,
+    SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult, codes,
 };
 use crate::registry::{
     CompletionRequest, PromptGet, PromptOutcome, ResourceOutcome, ResourceRead, ToolCall,
@@ -400,8 +399,9 @@ struct ToolCallEnvelope<'a> {
     jsonrpc: &'a str,
     #[serde(borrow)]
     id: &'a RawValue,
-    #[serde(borrow)]
-    method: &'a str,
+    /// Only `tools/call` reads: any other method stops this reading at once (before `params`,
+    /// which clients send after `method`).
+    method: ToolsCallMethod,
     #[serde(borrow)]
     params: ToolCallWhole<'a>,
     #[serde(default)]
@@ -410,16 +410,19 @@ struct ToolCallEnvelope<'a> {
     error: Option<IgnoredAny>,
 }
 
+#[derive(Deserialize)]
+enum ToolsCallMethod {
+    #[serde(rename = "tools/call")]
+    ToolsCall,
+}
+
 /// The hot path: a well-formed `tools/call` in one pass over the body. `None` for anything
 /// else (another method, an escape where a borrow is expected, any malformation), which the
 /// general path of [`parse_message`] then reads and reports in the pipeline's order.
 fn parse_tool_call(body: &str) -> Option<Request> {
     let env: ToolCallEnvelope<'_> = serde_json::from_str(body).ok()?;
-    if env.jsonrpc != "2.0"
-        || env.method != "tools/call"
-        || env.result.is_some()
-        || env.error.is_some()
-    {
+    let ToolsCallMethod::ToolsCall = env.method;
+    if env.jsonrpc != "2.0" || env.result.is_some() || env.error.is_some() {
         return None;
     }
     let mut whole = env.params;
@@ -431,6 +434,40 @@ fn parse_tool_call(body: &str) -> Option<Request> {
         name: None,
         tool_call: Some(whole.into()),
     })
+}
+
+// The params of the other methods as dispatch reads them: `_meta` was already read by
+// [`parse_message`] (the protocol types would read it again), answers stay raw.
+
+/// `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list` params.
+#[derive(Default, Deserialize)]
+struct PageParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// `resources/read` params.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadParams {
+    uri: String,
+    #[serde(default)]
+    input_responses: Option<Box<RawValue>>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+/// `prompts/get` params.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+    #[serde(default)]
+    input_responses: Option<Box<RawValue>>,
+    #[serde(default)]
+    request_state: Option<String>,
 }
 
 /// `tools/call` params read from owned raw params (the general path): `_meta` was already
@@ -1060,7 +1097,7 @@ impl Server {
             | Method::ResourcesList
             | Method::TemplatesList
             | Method::PromptsList => {
-                let p: PaginatedRequestParams = parse_params(&params)?;
+                let p: PageParams = parse_params(&params)?;
                 Work::Ready(self.list_page(method, cx.request_id(), p.cursor.as_deref())?)
             }
             Method::ToolsCall => {
@@ -1341,7 +1378,7 @@ impl Server {
 
     async fn read_resource(
         &self,
-        params: ReadResourceRequestParams,
+        params: ReadParams,
         cx: RequestContext,
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
@@ -1366,10 +1403,7 @@ impl Server {
             "resources/read",
             Arc::from(uri.as_str()),
             Arc::from("null"),
-            params
-                .input_responses
-                .and_then(|v| serde_json::value::to_raw_value(&v).ok())
-                .map(Answers::Raw),
+            params.input_responses.map(Answers::Raw),
             params.request_state,
         )?;
         let read = ResourceRead {
@@ -1400,7 +1434,7 @@ impl Server {
 
     async fn get_prompt(
         &self,
-        params: GetPromptRequestParams,
+        params: PromptParams,
         cx: RequestContext,
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
@@ -1455,10 +1489,7 @@ impl Server {
             "prompts/get",
             Arc::from(params.name.as_str()),
             Arc::from(bound),
-            params
-                .input_responses
-                .and_then(|v| serde_json::value::to_raw_value(&v).ok())
-                .map(Answers::Raw),
+            params.input_responses.map(Answers::Raw),
             params.request_state,
         )?;
         let get = PromptGet {
