@@ -1347,7 +1347,26 @@ impl Server {
         };
         match &entry.handler {
             ToolHandler::Async(f) => {
-                let handler = f(call);
+                let mut handler = f(call);
+                // An `async` handler that never actually waits finishes in its first poll: run that
+                // poll now (inside the runtime serving the request), so that no call future has to
+                // be allocated for it. One that waits is polled again by its `Call`, with the real
+                // waker, which it then registers (futures keep the latest waker).
+                if tokio::runtime::Handle::try_current().is_ok() {
+                    let mut cx = Context::from_waker(std::task::Waker::noop());
+                    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        handler.as_mut().poll(&mut cx)
+                    })) {
+                        Ok(Poll::Pending) => {}
+                        Ok(Poll::Ready(outcome)) => {
+                            return Ok(Err(self.finish_tool_call(&id, outcome?)));
+                        }
+                        Err(payload) => {
+                            let outcome = tool_panicked(&entry, &panic_message(&*payload));
+                            return Ok(Err(self.finish_tool_call(&id, outcome)));
+                        }
+                    }
+                }
                 Ok(Ok(StartedTool { entry, handler, id }))
             }
             ToolHandler::Sync(f) => {
