@@ -743,7 +743,9 @@ impl InputSet {
             return Ok(None);
         }
         // Answers given so far are checked, then ride, sealed, to the next round.
-        let mut asks = InputRequests::new();
+        // Sized up front: an entry is about 300 bytes, and a grown vector would leave the
+        // allocator's per-thread cache.
+        let mut asks = InputRequests::with_capacity(self.slots.len());
         let mut answers = Answers::default();
         for slot in &self.slots {
             if let Some(v) = data.answer(slot.key) {

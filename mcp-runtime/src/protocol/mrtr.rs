@@ -601,6 +601,18 @@ pub mod indexmap_lite {
         pub fn new() -> Self {
             Self::default()
         }
+        /// An empty map with room for `n` entries.
+        ///
+        /// ```
+        /// use mcp_runtime::protocol::InputRequests;
+        /// let asks = InputRequests::with_capacity(3);
+        /// assert!(asks.is_empty());
+        /// ```
+        pub fn with_capacity(n: usize) -> Self {
+            OrderedMap {
+                entries: Vec::with_capacity(n),
+            }
+        }
         /// Inserts or replaces.
         pub fn insert(&mut self, key: impl Into<String>, value: V) {
             let key = key.into();
