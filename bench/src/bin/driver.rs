@@ -122,7 +122,7 @@ struct Opts {
 
 fn parse_opts() -> Result<Opts, String> {
     let mut o = Opts {
-        rounds: 5,
+        rounds: 7,
         secs: 3.0,
         warmup: 1.0,
         conns: 32,
