@@ -614,22 +614,8 @@ pub fn parse_message(body: &[u8]) -> Result<Incoming, Rejection> {
             params: env.params.map(|p| p.to_owned()),
         }));
     };
-    if method == "tools/call"
-        && let Some(raw) = env.params
-        && let Ok(whole) = serde_json::from_str::<ToolCallWhole<'_>>(raw.get())
-    {
-        // One pass over the params, borrowed from the body; anything unusual takes the general
-        // path below, which reports it in the pipeline's order.
-        let mut whole = whole;
-        return Ok(Incoming::Request(Request {
-            id,
-            method,
-            params: None,
-            meta: whole.meta.take(),
-            name: None,
-            tool_call: Some(whole.into()),
-        }));
-    }
+    // A well-formed `tools/call` was read by `parse_tool_call`; one that reaches this point is
+    // read like any other request (its params at dispatch).
     let params = env.params.map(|p| p.to_owned());
     let (meta, name) = match &params {
         None => (None, None),

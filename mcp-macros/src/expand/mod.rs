@@ -126,6 +126,28 @@ pub(crate) fn registration(paths: &Paths, kind: u8, key: &str, build: &Ident) ->
     }
 }
 
+/// `builder = builder.title(..)` and `.description(..)`: the attribute's description, else the
+/// doc comment's. Shared by `#[tool]`, `#[resource]` and `#[prompt]`.
+pub(crate) fn title_and_description(
+    builder: &str,
+    title: Option<&syn::LitStr>,
+    description: Option<&syn::LitStr>,
+    attrs: &[syn::Attribute],
+) -> TokenStream {
+    let b = format_ident!("{}", builder);
+    let mut out = TokenStream::new();
+    if let Some(t) = title {
+        out.extend(quote!(#b = #b.title(#t);));
+    }
+    let description = description
+        .map(syn::LitStr::value)
+        .or_else(|| crate::docs::description(attrs));
+    if let Some(d) = description {
+        out.extend(quote!(#b = #b.description(#d);));
+    }
+    out
+}
+
 /// `Icon::new(src).mime_type(..).sizes([..]).theme(..)`.
 pub(crate) fn icon(paths: &Paths, icon: &IconSpec) -> TokenStream {
     let proto = paths.protocol();

@@ -4,7 +4,6 @@ use crate::attr::{self, Item, Slot};
 use crate::check;
 use crate::common::{self, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
-use crate::docs;
 use crate::expand::{self, local};
 use crate::fallback;
 use crate::model::{Function, MacroKind, option_inner};
@@ -209,18 +208,12 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
         None => quote!(#p::IntoPromptResult::into_prompt_result),
     };
 
-    let mut setup = TokenStream::new();
-    if let Some(t) = &attrs.title {
-        setup.extend(quote!(__mcp_prompt = __mcp_prompt.title(#t);));
-    }
-    let description = attrs
-        .description
-        .as_ref()
-        .map(LitStr::value)
-        .or_else(|| docs::description(&item.attrs));
-    if let Some(d) = description {
-        setup.extend(quote!(__mcp_prompt = __mcp_prompt.description(#d);));
-    }
+    let mut setup = expand::title_and_description(
+        "__mcp_prompt",
+        attrs.title.as_ref(),
+        attrs.description.as_ref(),
+        &item.attrs,
+    );
     for icon in &attrs.icons {
         let icon = expand::icon(paths, icon);
         setup.extend(quote!(__mcp_prompt = __mcp_prompt.icon(#icon);));

@@ -4,7 +4,6 @@ use crate::attr::{self, Item, Slot};
 use crate::check;
 use crate::common::{self, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
-use crate::docs;
 use crate::expand::{self, local};
 use crate::fallback;
 use crate::model::{Function, MacroKind, option_inner};
@@ -314,18 +313,12 @@ fn generate(
         None => quote!(#p::IntoResourceResult::into_resource_result),
     };
 
-    let mut setup = TokenStream::new();
-    if let Some(t) = &attrs.title {
-        setup.extend(quote!(__mcp_res = __mcp_res.title(#t);));
-    }
-    let description = attrs
-        .description
-        .as_ref()
-        .map(LitStr::value)
-        .or_else(|| docs::description(&item.attrs));
-    if let Some(d) = description {
-        setup.extend(quote!(__mcp_res = __mcp_res.description(#d);));
-    }
+    let mut setup = expand::title_and_description(
+        "__mcp_res",
+        attrs.title.as_ref(),
+        attrs.description.as_ref(),
+        &item.attrs,
+    );
     if let Some(m) = &attrs.mime_type {
         setup.extend(quote!(__mcp_res = __mcp_res.mime_type(#m);));
     }

@@ -4,7 +4,6 @@ use crate::attr::{self, Item, Slot};
 use crate::check;
 use crate::common::{self, IconSpec};
 use crate::ctxt::Ctxt;
-use crate::docs;
 use crate::expand::{self, local};
 use crate::fallback;
 use crate::model::{Function, MacroKind};
@@ -242,18 +241,12 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
         (TokenStream::new(), quote!(sync_handler))
     };
     let builder = format_ident!("__mcp_tool");
-    let mut setup = TokenStream::new();
-    if let Some(t) = &attrs.title {
-        setup.extend(quote!(__mcp_tool = __mcp_tool.title(#t);));
-    }
-    let description = attrs
-        .description
-        .as_ref()
-        .map(LitStr::value)
-        .or_else(|| docs::description(&item.attrs));
-    if let Some(d) = description {
-        setup.extend(quote!(__mcp_tool = __mcp_tool.description(#d);));
-    }
+    let mut setup = expand::title_and_description(
+        "__mcp_tool",
+        attrs.title.as_ref(),
+        attrs.description.as_ref(),
+        &item.attrs,
+    );
     if let Some(a) = &attrs.annotations {
         let opt_bool = |b: &Option<LitBool>| match b {
             Some(b) => quote!(::core::option::Option::Some(#b)),
