@@ -173,14 +173,9 @@ fn full() -> GetPromptResult {
 // Helpers
 // ------------------------------------------------------------------------------------------
 
+/// [`common::request`] as bytes.
 fn request(id: i64, method: &str, params: Value) -> Vec<u8> {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-        .expect("serializable")
+    serde_json::to_vec(&common::request(id, method, params)).expect("serializable")
 }
 
 /// Sends one request in-process and validates the answer against the 2026-07-28 schema.
