@@ -13,8 +13,8 @@ struct Echo {
 }
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let server = Server::builder()
+async fn main() -> Result<(), mcp_runtime::Error> {
+    Server::builder()
         .name("minimal")
         .version("1.0.0")
         .tool(
@@ -22,7 +22,7 @@ async fn main() -> std::io::Result<()> {
                 .description("Send the text back unchanged.")
                 .handler(|args: Echo, _cx| async move { args.text }),
         )
-        .build()
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-    server.run().await
+        .build()?
+        .run()
+        .await
 }

@@ -27,6 +27,21 @@ fn rt<T: Serialize + DeserializeOwned>(value: &Value) -> Result<Value, String> {
     serde_json::to_value(&parsed).map_err(|e| format!("{name} does not serialize: {e}"))
 }
 
+/// [`rt`] for types that borrow raw parts (`arguments`, `inputResponses`) from the message text,
+/// as the server reads them: deserialized from the fixture's text.
+macro_rules! rt_text {
+    ($t:ty) => {{
+        fn check(value: &Value) -> Result<Value, String> {
+            let name = stringify!($t);
+            let text = value.to_string();
+            let parsed: $t = serde_json::from_str(&text)
+                .map_err(|e| format!("does not deserialize as {name}: {e}"))?;
+            serde_json::to_value(&parsed).map_err(|e| format!("{name} does not serialize: {e}"))
+        }
+        check as Check
+    }};
+}
+
 /// The Rust types each example folder must round-trip through (at least one each).
 fn mapping(folder: &str) -> Option<Vec<Check>> {
     let checks: Vec<Check> = match folder {
@@ -51,11 +66,11 @@ fn mapping(folder: &str) -> Option<Vec<Check>> {
         | "ListResourcesRequest"
         | "ListResourceTemplatesRequest" => vec![rt::<JsonRpcRequest<PaginatedRequestParams>>],
         "PaginatedRequestParams" => vec![rt::<PaginatedRequestParams>],
-        "CallToolRequest" => vec![rt::<JsonRpcRequest<CallToolRequestParams>>],
-        "CallToolRequestParams" => vec![rt::<CallToolRequestParams>],
-        "GetPromptRequest" => vec![rt::<JsonRpcRequest<GetPromptRequestParams>>],
-        "GetPromptRequestParams" => vec![rt::<GetPromptRequestParams>],
-        "ReadResourceRequest" => vec![rt::<JsonRpcRequest<ReadResourceRequestParams>>],
+        "CallToolRequest" => vec![rt_text!(JsonRpcRequest<CallToolRequestParams<'_>>)],
+        "CallToolRequestParams" => vec![rt_text!(CallToolRequestParams<'_>)],
+        "GetPromptRequest" => vec![rt_text!(JsonRpcRequest<GetPromptRequestParams<'_>>)],
+        "GetPromptRequestParams" => vec![rt_text!(GetPromptRequestParams<'_>)],
+        "ReadResourceRequest" => vec![rt_text!(JsonRpcRequest<ReadResourceRequestParams<'_>>)],
         "CompleteRequest" => vec![rt::<JsonRpcRequest<CompleteRequestParams>>],
         "CompleteRequestParams" => vec![rt::<CompleteRequestParams>],
         "SubscriptionsListenRequest" => {

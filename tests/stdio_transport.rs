@@ -26,7 +26,7 @@ struct EchoArgs {
 struct Stdio {
     input: Option<DuplexStream>,
     output: Lines<BufReader<DuplexStream>>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: tokio::task::JoinHandle<Result<(), mcp_runtime::Error>>,
     /// Method of each request sent, by id, to validate the answers.
     methods: HashMap<String, String>,
 }

@@ -5,11 +5,14 @@
 mod common;
 
 use bytes::Bytes;
-use common::{assert_message_valid, call, headers_for, request, spawn_http, within};
+use common::{
+    HttpServer, assert_message_valid, call, headers_for, request, spawn_http_with, within,
+};
 use http_body_util::BodyExt;
 use mcp_runtime::protocol::LoggingLevel;
 use mcp_runtime::{
-    CancellationToken, Logger, NoArguments, PrimitiveKind, Progress, Prompt, Resource, Server, Tool,
+    CancellationToken, HttpOptions, Logger, NoArguments, PrimitiveKind, Progress, Prompt, Resource,
+    Server, Tool,
 };
 use serde_json::{Value, json};
 use std::net::SocketAddr;
@@ -109,6 +112,12 @@ fn listen(id: impl Into<Value>, filter: Value) -> Value {
     request(id, "subscriptions/listen", json!({"notifications": filter}))
 }
 
+/// Serves over HTTP with a keep-alive comment every 100 ms on streams that wait.
+async fn spawn_http(server: Server) -> HttpServer {
+    let options = HttpOptions::default().keepalive(Duration::from_millis(100));
+    spawn_http_with(server, options).await
+}
+
 fn server(signal: mpsc::UnboundedSender<&'static str>) -> Server {
     let on_cancel = signal.clone();
     Server::builder()
@@ -117,7 +126,6 @@ fn server(signal: mpsc::UnboundedSender<&'static str>) -> Server {
         .list_changed(true)
         .resource_subscriptions(true)
         .logging(true)
-        .keepalive(Duration::from_millis(100))
         .request_timeout(Duration::from_secs(1))
         .tool(Tool::new("count").handler(|_: NoArguments, cx| async move {
             let p: Progress = cx.progress();
@@ -302,7 +310,11 @@ async fn listen_stream_acknowledges_then_delivers_only_subscribed_changes() {
         "only the honoured subset is acknowledged"
     );
 
-    assert!(server.set_enabled(PrimitiveKind::Tool, "spare", false));
+    assert!(
+        server
+            .set_enabled(PrimitiveKind::Tool, "spare", false)
+            .unwrap()
+    );
     let changed = stream.expect("tools/list_changed").await;
     assert_message_valid("subscriptions/listen", &changed);
     assert_eq!(changed["method"], "notifications/tools/list_changed");
@@ -347,7 +359,7 @@ async fn two_listeners_get_only_their_own_notifications() {
         Stream::open(http.addr, &listen(2, json!({"promptsListChanged": true}))).await;
     tools.expect("ack 1").await;
     prompts.expect("ack 2").await;
-    server.remove(PrimitiveKind::Prompt, "hello");
+    server.remove(PrimitiveKind::Prompt, "hello").unwrap();
     server
         .add(Tool::new("late").handler(|_: NoArguments, _| async { "late" }))
         .unwrap();

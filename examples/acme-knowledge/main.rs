@@ -8,8 +8,6 @@
 mod server;
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let server = server::build()
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-    server.run().await
+async fn main() -> Result<(), mcp_runtime::Error> {
+    server::build()?.run().await
 }

@@ -29,11 +29,15 @@ impl Live {
 #[tool]
 pub fn test_trigger_tool_change(State(live): State<Live>) -> Result<String, String> {
     let server = live.server()?;
-    let listed = server.set_enabled(PrimitiveKind::Tool, "test_dynamic_tool", false);
-    if listed {
+    let hidden = server
+        .set_enabled(PrimitiveKind::Tool, "test_dynamic_tool", false)
+        .map_err(|e| e.to_string())?;
+    if hidden {
         return Ok("Hid test_dynamic_tool: the tool list changed.".to_owned());
     }
-    server.set_enabled(PrimitiveKind::Tool, "test_dynamic_tool", true);
+    server
+        .set_enabled(PrimitiveKind::Tool, "test_dynamic_tool", true)
+        .map_err(|e| e.to_string())?;
     Ok("Listed test_dynamic_tool again: the tool list changed.".to_owned())
 }
 
@@ -42,7 +46,10 @@ pub fn test_trigger_tool_change(State(live): State<Live>) -> Result<String, Stri
 #[tool]
 pub fn test_trigger_prompt_change(State(live): State<Live>) -> Result<String, String> {
     let server = live.server()?;
-    if server.remove(PrimitiveKind::Prompt, "test_dynamic_prompt") {
+    let removed = server
+        .remove(PrimitiveKind::Prompt, "test_dynamic_prompt")
+        .map_err(|e| e.to_string())?;
+    if removed {
         return Ok("Removed test_dynamic_prompt: the prompt list changed.".to_owned());
     }
     server

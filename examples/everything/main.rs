@@ -86,8 +86,6 @@ pub fn build() -> Result<Server, BuildError> {
 }
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let server = build()
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-    server.run().await
+async fn main() -> Result<(), mcp_runtime::Error> {
+    build()?.run().await
 }

@@ -9,8 +9,6 @@
 mod server;
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let server = server::build(None)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-    server.run().await
+async fn main() -> Result<(), mcp_runtime::Error> {
+    server::build(None)?.run().await
 }

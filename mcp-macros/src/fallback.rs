@@ -2,14 +2,21 @@
 //! and the IDE keeps working), a stand-in registration handle (so uses of `add {}` do not pile
 //! up secondary errors), and the errors themselves.
 
+use crate::expand::{Registered, conversions};
 use crate::model::strip;
 use crate::paths::Paths;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{FnArg, ItemFn};
 
-/// The function as written, minus the helper attributes, plus `errors`.
-pub(crate) fn emit(item: TokenStream, errors: TokenStream, paths: &Paths) -> TokenStream {
+/// The function as written, minus the helper attributes, plus `errors`; the stand-in handle
+/// converts into each of `kinds`.
+pub(crate) fn emit(
+    item: TokenStream,
+    errors: TokenStream,
+    paths: &Paths,
+    kinds: &[Registered],
+) -> TokenStream {
     let Ok(mut f) = syn::parse2::<ItemFn>(item.clone()) else {
         return quote!(#item #errors);
     };
@@ -18,25 +25,31 @@ pub(crate) fn emit(item: TokenStream, errors: TokenStream, paths: &Paths) -> Tok
     let handle = if has_receiver {
         TokenStream::new()
     } else {
-        dummy_handle(&f, paths)
+        dummy_handle(&f, paths, kinds)
     };
     quote!(#f #handle #errors)
 }
 
-fn dummy_handle(f: &ItemFn, paths: &Paths) -> TokenStream {
+fn dummy_handle(f: &ItemFn, paths: &Paths, kinds: &[Registered]) -> TokenStream {
     let p = paths.private();
     let vis = &f.vis;
     let ident = &f.sig.ident;
+    // One primitive conversion per kind would conflict: the first kind's stands for all.
+    let impls = kinds.iter().enumerate().map(|(i, &kind)| {
+        let stand_in = match kind {
+            Registered::Tool => quote!(#p::Tool::new("")),
+            Registered::Resource => quote!(#p::Resource::new("", "")),
+            Registered::ResourceTemplate => quote!(#p::ResourceTemplate::new("", "")),
+            Registered::Prompt => quote!(#p::Prompt::new("")),
+        };
+        conversions(paths, kind, ident, &stand_in, i == 0)
+    });
     quote! {
         #[allow(non_camel_case_types, dead_code, missing_docs)]
         #vis struct #ident {}
         #[allow(unused_qualifications, clippy::all)]
         const _: () = {
-            impl #p::IntoPrimitive for #ident {
-                fn into_primitive(self) -> #p::Primitive {
-                    #p::Primitive::Tool(#p::Tool::new(""))
-                }
-            }
+            #(#impls)*
         };
     }
 }

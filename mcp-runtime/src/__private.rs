@@ -1,70 +1,21 @@
-//! What macro-generated code names. Not part of the public API: no semver guarantees.
+//! What macro-generated code names (and the hooks of the crate's own tests). Not part of the
+//! public API: no semver guarantees.
 
-pub use crate::context::FromContext;
-pub use crate::dispatch::catch_panic;
-pub use crate::error::SourceLocation;
+pub use crate::context::{FromContext, RequestContext};
+pub use crate::error::{McpError, SourceLocation};
+pub use crate::mrtr::{ElicitForm, FormField, InputSet};
 pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::registry::{
-    BoxFuture, IntoPromptResult, IntoResourceResult, IntoToolResult, PromptGet, PromptOutcome,
-    ResourceOutcome, ResourceRead, ToolCall, ToolOutcome,
-};
-pub use crate::server::{IntoPrimitive, Primitive};
-pub use crate::{
-    Completer, CompletionRequest, McpError, Prompt, RequestContext, Resource, ResourceTemplate,
-    Tool,
+    BoxFuture, Completer, IntoPrimitive, IntoPrompt, IntoPromptResult, IntoResource,
+    IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive, PrimitiveKind,
+    Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome, ResourceRead,
+    ResourceTemplate, Tool, ToolCall, ToolOutcome, parse_arguments,
 };
 pub use inventory;
 pub use schemars;
 pub use serde;
 pub use serde_json;
 pub use std;
-
-/// A primitive submitted at link time by `#[tool]`, `#[resource]` or `#[prompt]`.
-pub struct Registration {
-    /// 0 tool, 1 resource, 2 template, 3 prompt.
-    pub kind: u8,
-    /// Name (tools, prompts) or URI / template (resources).
-    pub key: &'static str,
-    /// Builds the definition.
-    pub build: fn() -> Primitive,
-    /// Where it was declared.
-    pub location: SourceLocation,
-}
-
-impl Registration {
-    /// For `inventory::submit!`.
-    pub const fn new(
-        kind: u8,
-        key: &'static str,
-        build: fn() -> Primitive,
-        file: &'static str,
-        line: u32,
-        column: u32,
-    ) -> Self {
-        Registration {
-            kind,
-            key,
-            build,
-            location: SourceLocation { file, line, column },
-        }
-    }
-    pub(crate) fn sort_key(&self) -> (u8, &'static str) {
-        (self.kind, self.key)
-    }
-}
-
-inventory::collect!(Registration);
-
-/// Deserializes a tool's (already validated) arguments.
-#[allow(clippy::result_large_err)] // the error is a ready answer, built at most once per call
-pub fn parse_arguments<T: serde::de::DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutcome> {
-    call.parse_arguments::<T>().map_err(|e| {
-        ToolOutcome::Complete(crate::protocol::CallToolResult::error(format!(
-            "Invalid arguments for tool `{}`: {e}",
-            call.name
-        )))
-    })
-}
 
 /// Parameters of a `#[tool]` must be JSON arguments: this bound gives a readable error.
 #[diagnostic::on_unimplemented(
@@ -78,22 +29,19 @@ impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {
 /// Compile-time check helper: `assert_argument::<T>()`.
 pub const fn assert_argument<T: ToolArgument + ?Sized>() {}
 
-/// Compile-time check helper for context parameters.
-pub const fn assert_context<T: FromContext>() {}
-
 /// Compile-time check that a handler future is `Send`.
 pub fn assert_send<F: std::future::Future + Send>(f: F) -> F {
     f
 }
 
-pub use crate::mrtr::{
-    ElicitForm, Elicitation, FormField, InputSet, Roots, Sampled, Slot, sample_params,
-};
-
-/// Compile-time check that a form field is flat (spanned at the field's type by the derive).
-pub const fn assert_form_field<T: FormField>() {}
-
-/// `FormField::OPTIONAL` of a field type, for the derive.
-pub const fn form_field_optional<T: FormField>() -> bool {
-    T::OPTIONAL
+/// Test hook: how each of the two request readers reads `body` (`Debug` text of the request or
+/// of the error). The one-pass `tools/call` reader answers only for what it reads.
+pub fn decode_with_both_readers(body: &[u8]) -> (Option<String>, Result<String, String>) {
+    let fast = crate::dispatch::decode_tool_call(body).map(|r| format!("{r:?}"));
+    let general = match crate::dispatch::decode_general(body) {
+        Ok(crate::protocol::ClientMessage::Request(r)) => Ok(format!("{r:?}")),
+        Ok(other) => Ok(format!("{other:?}")),
+        Err(rejection) => Err(format!("{:?} {:?}", rejection.id, rejection.error)),
+    };
+    (fast, general)
 }

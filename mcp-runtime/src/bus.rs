@@ -6,8 +6,30 @@
 //! [`LocalBus`] reaches this process only; a bus over an existing engine (Redis pub/sub, NATS,
 //! Postgres `LISTEN`) relays [`Change`] values, which serialize to JSON, between processes.
 
-use crate::dispatch::Change;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
+
+/// A change that listen streams may need to hear about. Serializes to JSON so that a
+/// [`ChangeBus`] can carry it between instances.
+///
+/// ```
+/// use mcp_runtime::Change;
+/// let json = serde_json::to_string(&Change::ResourceUpdated("notes://1".into())).unwrap();
+/// assert_eq!(json, r#"{"type":"resourceUpdated","uri":"notes://1"}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "uri", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Change {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource (or template) list changed.
+    ResourcesListChanged,
+    /// A resource's contents changed.
+    ResourceUpdated(String),
+}
 
 /// Carries [`Change`]s to every listen stream of every instance.
 ///

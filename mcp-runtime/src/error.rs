@@ -1,4 +1,5 @@
-//! Errors: JSON-RPC errors answered to the client ([`McpError`]) and startup errors ([`BuildError`]).
+//! Errors: JSON-RPC errors answered to the client ([`McpError`]), startup errors
+//! ([`BuildError`]), and the crate's error for `main` ([`Error`]).
 
 use crate::protocol::{ClientCapabilities, ErrorObject, codes};
 use serde_json::{Value, json};
@@ -19,27 +20,18 @@ use std::fmt;
 /// assert_eq!(e.code(), -32602);
 /// assert_eq!(e.data().unwrap()["uri"], "file:///nope");
 /// ```
+/// Transports choose their own framing for it: the Streamable HTTP transport derives the status
+/// from the code and from the stage that refused the request (see `transport::http`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpError {
     pub(crate) object: ErrorObject,
-    pub(crate) status: u16,
 }
 
 impl McpError {
-    /// An error with a code and message; the HTTP status is derived from the code.
+    /// An error with a code and a message.
     pub fn new(code: i32, message: impl Into<String>) -> Self {
-        let status = match code {
-            codes::PARSE_ERROR
-            | codes::INVALID_REQUEST
-            | codes::HEADER_MISMATCH
-            | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
-            codes::METHOD_NOT_FOUND => 404,
-            _ => 200,
-        };
         McpError {
             object: ErrorObject::new(code, message),
-            status,
         }
     }
 
@@ -47,13 +39,6 @@ impl McpError {
     #[must_use]
     pub fn with_data(mut self, data: Value) -> Self {
         self.object.data = Some(data);
-        self
-    }
-
-    /// Overrides the HTTP status used by the Streamable HTTP transport.
-    #[must_use]
-    pub fn with_http_status(mut self, status: u16) -> Self {
-        self.status = status;
         self
     }
 
@@ -107,11 +92,6 @@ impl McpError {
         self.object.data.as_ref()
     }
 
-    /// The HTTP status the Streamable HTTP transport answers with.
-    pub fn http_status(&self) -> u16 {
-        self.status
-    }
-
     /// The wire error object.
     pub fn to_error_object(&self) -> ErrorObject {
         self.object.clone()
@@ -123,6 +103,20 @@ impl From<ErrorObject> for McpError {
         let mut e = McpError::new(object.code, object.message);
         e.object.data = object.data;
         e
+    }
+}
+
+/// A `serde_json` error's message without the ` at line L column C` it appends: the position in
+/// one value's text means nothing to a client that sent a larger message.
+pub(crate) fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if e.line() == 0 {
+        return text;
+    }
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(head) => head.to_owned(),
+        None => text,
     }
 }
 
@@ -153,7 +147,10 @@ impl fmt::Display for SourceLocation {
 ///     .unwrap_err();
 /// assert!(err.to_string().contains("a b"));
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its `Debug` form is its message, so that a `main` returning `Result<(), Box<dyn Error>>`
+/// prints something readable.
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub enum BuildError {
     /// Two items of one kind share a name (or URI).
@@ -220,4 +217,71 @@ impl fmt::Display for BuildError {
     }
 }
 
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
 impl std::error::Error for BuildError {}
+
+/// Why a server could not be built or could not serve: what `main` returns.
+///
+/// Every fallible step of starting a server converts into it with `?`, and it converts into
+/// `Box<dyn std::error::Error>` and `anyhow::Error`; its `Debug` form is its message.
+///
+/// ```no_run
+/// use mcp_runtime::Server;
+/// #[tokio::main]
+/// async fn main() -> Result<(), mcp_runtime::Error> {
+///     Server::builder().name("demo").build()?.run().await?;
+///     Ok(())
+/// }
+/// ```
+#[non_exhaustive]
+pub enum Error {
+    /// The server's definition is invalid.
+    Build(BuildError),
+    /// The command line could not be read.
+    Usage(String),
+    /// Binding, reading or writing failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Build(e) => e.fmt(f),
+            Error::Usage(message) => f.write_str(message),
+            Error::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Build(e) => Some(e),
+            Error::Usage(_) => None,
+            Error::Io(e) => Some(e),
+        }
+    }
+}
+
+impl From<BuildError> for Error {
+    fn from(e: BuildError) -> Self {
+        Error::Build(e)
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}

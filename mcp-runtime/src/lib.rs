@@ -1,43 +1,42 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-pub mod protocol;
-pub mod schema;
-
+// Layers, lowest first; a module imports only from the ones above it in this list.
 mod bus;
+mod config;
 mod context;
-mod dispatch;
+pub mod dispatch;
 mod error;
 pub mod mrtr;
+pub mod prelude;
+pub mod protocol;
 mod registry;
 mod run;
+pub mod schema;
+mod seal;
 mod server;
-mod transport;
+pub mod transport;
 mod uri_template;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use bus::{ChangeBus, LocalBus};
+pub use bus::{Change, ChangeBus, LocalBus};
+pub use config::{CacheHint, CacheTarget};
 pub use context::{
     Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State,
 };
-pub use dispatch::{
-    Call, CallOptions, Change, Incoming, Notification, Outgoing, Rejection, Request, Response,
-    parse_message,
-};
-pub use error::{BuildError, McpError, SourceLocation};
+pub use error::{BuildError, Error, McpError, SourceLocation};
 pub use mcp_macros::{ElicitForm, prompt, resource, tool};
-pub use mrtr::{Ask, ElicitForm, Elicitation, FormField, KeyRing, Roots, Rounds, Sampled, Step};
+pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    Arguments, BoxFuture, Completer, CompletionRequest, IntoPromptResult, IntoResourceResult,
-    IntoToolResult, Json, NoArguments, Prompt, PromptGet, PromptOutcome, Resource, ResourceOutcome,
-    ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall, ToolOutcome,
+    Arguments, BoxFuture, Completer, CompletionRequest, IntoPrimitive, IntoPrompt,
+    IntoPromptResult, IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool,
+    IntoToolResult, Json, NoArguments, Primitive, PrimitiveKind, Prompt, PromptGet, PromptOutcome,
+    Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall,
+    ToolOutcome, parse_arguments,
 };
 pub use run::RunMode;
-pub use server::{
-    CacheHint, CacheTarget, IntoPrimitive, Primitive, PrimitiveKind, Server, ServerBuilder,
-};
-pub use transport::http::{Authenticator, HttpOptions};
-pub use transport::stdio::MAX_LINE;
+pub use server::{Server, ServerBuilder};
+pub use transport::http::HttpOptions;
 pub use uri_template::UriTemplate;

@@ -1,30 +1,58 @@
-//! Command-line entry point shared by server binaries: `--addr HOST:PORT` or `--stdio`.
+//! The command-line entry point of server binaries: `--addr HOST:PORT` or `--stdio`.
 
-use crate::{HttpOptions, Server};
+use crate::error::Error;
+use crate::server::Server;
+use crate::transport::http::HttpOptions;
 use std::net::SocketAddr;
 
-/// How [`Server::run`] serves, parsed from the command line.
+/// How [`Server::run_with`] serves: the transport, and for HTTP the address.
+///
+/// [`Server::run`] reads it from the command line ([`RunMode::from_args`]). A program with a
+/// command line of its own parses it its own way (with clap, say) and hands the mode in:
+///
+/// ```no_run
+/// use mcp_runtime::{HttpOptions, RunMode, Server};
+/// # async fn demo(server: Server, port: u16, stdio: bool) -> Result<(), mcp_runtime::Error> {
+/// let mode = if stdio {
+///     RunMode::Stdio
+/// } else {
+///     RunMode::Http(([0, 0, 0, 0], port).into())
+/// };
+/// server.run_with(mode, HttpOptions::default()).await
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RunMode {
-    /// Streamable HTTP on this address, endpoint `/mcp`.
+    /// Streamable HTTP on this address.
     Http(SocketAddr),
     /// stdio.
     Stdio,
 }
 
+impl Default for RunMode {
+    /// HTTP on `127.0.0.1:8000`.
+    fn default() -> Self {
+        RunMode::Http(([127, 0, 0, 1], 8000).into())
+    }
+}
+
 impl RunMode {
-    /// Parses `--addr HOST:PORT` (default `127.0.0.1:8000`), `--addr=HOST:PORT` and `--stdio`.
+    /// Reads `--addr HOST:PORT` (or `--addr=HOST:PORT`; default `127.0.0.1:8000`) and `--stdio`
+    /// from `args`, the program name left out. Every other argument is the program's own and is
+    /// passed over.
     ///
     /// ```
     /// use mcp_runtime::RunMode;
-    /// let mode = RunMode::parse(["--addr", "127.0.0.1:9000"].map(String::from)).unwrap();
+    /// let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    /// let mode = RunMode::parse(args(&["--addr", "127.0.0.1:9000"])).unwrap();
     /// assert_eq!(mode, RunMode::Http("127.0.0.1:9000".parse().unwrap()));
-    /// assert_eq!(RunMode::parse(["--stdio".to_string()]).unwrap(), RunMode::Stdio);
-    /// assert!(RunMode::parse(["--bogus".to_string()]).is_err());
+    /// assert_eq!(RunMode::parse(args(&["--verbose", "--stdio"])).unwrap(), RunMode::Stdio);
+    /// assert_eq!(RunMode::parse(args(&[])).unwrap(), RunMode::default());
+    /// assert!(RunMode::parse(args(&["--addr", "nowhere"])).is_err());
     /// ```
-    pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RunMode, String> {
-        let mut addr: SocketAddr = ([127, 0, 0, 1], 8000).into();
+    pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RunMode, Error> {
+        let mut mode = RunMode::default();
         let mut stdio = false;
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -33,66 +61,70 @@ impl RunMode {
                     stdio = true;
                     continue;
                 }
-                "--addr" => args
-                    .next()
-                    .ok_or_else(|| "--addr needs a value like 127.0.0.1:8000".to_owned())?,
+                "--addr" => args.next().ok_or_else(|| {
+                    Error::Usage("--addr needs a value like 127.0.0.1:8000".to_owned())
+                })?,
                 other => match other.strip_prefix("--addr=") {
                     Some(v) => v.to_owned(),
-                    None => {
-                        return Err(format!(
-                            "unknown argument `{other}`; usage: [--addr HOST:PORT | --stdio]"
-                        ));
-                    }
+                    None => continue,
                 },
             };
-            addr = value.parse().map_err(|_| {
-                format!("`{value}` is not a HOST:PORT address such as 127.0.0.1:8000")
+            let addr = value.parse().map_err(|_| {
+                Error::Usage(format!(
+                    "`{value}` is not a HOST:PORT address such as 127.0.0.1:8000"
+                ))
             })?;
+            mode = RunMode::Http(addr);
         }
-        Ok(if stdio {
-            RunMode::Stdio
-        } else {
-            RunMode::Http(addr)
-        })
+        Ok(if stdio { RunMode::Stdio } else { mode })
+    }
+
+    /// Reads the process's own command line ([`RunMode::parse`]).
+    pub fn from_args() -> Result<RunMode, Error> {
+        RunMode::parse(std::env::args().skip(1))
     }
 }
 
 impl Server {
     /// Serves as the command line says (`--addr HOST:PORT`, default `127.0.0.1:8000`, or
-    /// `--stdio`), printing where it serves: the URL and a `curl` line to stdout for HTTP, a note
-    /// to stderr for stdio (stdout carries only MCP messages there).
-    pub async fn run(self) -> std::io::Result<()> {
-        let mode = RunMode::parse(std::env::args().skip(1))
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-        self.run_mode(mode, HttpOptions::default()).await
+    /// `--stdio`; other arguments are left to the program), printing where it serves: the URL
+    /// and a `curl` line to stdout for HTTP, a note to stderr for stdio (stdout carries only MCP
+    /// messages there).
+    ///
+    /// ```no_run
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), mcp_runtime::Error> {
+    ///     mcp_runtime::Server::from_inventory().build()?.run().await
+    /// }
+    /// ```
+    pub async fn run(self) -> Result<(), Error> {
+        self.run_with(RunMode::from_args()?, HttpOptions::default())
+            .await
     }
 
-    /// Serves in the given mode.
-    pub async fn run_mode(self, mode: RunMode, options: HttpOptions) -> std::io::Result<()> {
+    /// Serves in `mode`, with `options` for HTTP, printing where it serves like
+    /// [`run`](Server::run).
+    pub async fn run_with(self, mode: RunMode, options: HttpOptions) -> Result<(), Error> {
+        let (name, version) = (self.info().name.clone(), self.info().version.clone());
         match mode {
             RunMode::Stdio => {
-                eprintln!(
-                    "{} {} serving MCP on stdio (newline-delimited JSON-RPC)",
-                    self.info().name,
-                    self.info().version
-                );
+                eprintln!("{name} {version} serving MCP on stdio (newline-delimited JSON-RPC)");
                 self.serve_stdio().await
             }
             RunMode::Http(addr) => {
                 let listener = tokio::net::TcpListener::bind(addr).await?;
-                let local = listener.local_addr()?;
-                let url = format!("http://{local}{}", options.endpoint_path());
-                println!(
-                    "{} {} serving MCP on {url}",
-                    self.info().name,
-                    self.info().version
+                let url = format!(
+                    "http://{}{}",
+                    listener.local_addr()?,
+                    options.endpoint_path()
                 );
+                println!("{name} {version} serving MCP on {url}");
                 println!(
                     "try: curl -s {url} -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
                      -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
                      -d '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{{\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}}}}}}'"
                 );
-                self.serve_listener(listener, options).await
+                self.serve(listener, options).await
             }
         }
     }

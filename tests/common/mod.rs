@@ -414,7 +414,7 @@ pub async fn post(url: &str, headers: &[(String, String)], body: impl Into<Bytes
 pub struct HttpServer {
     /// Where it listens.
     pub addr: SocketAddr,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: tokio::task::JoinHandle<Result<(), mcp_runtime::Error>>,
 }
 
 impl HttpServer {
@@ -441,7 +441,7 @@ pub async fn spawn_http_with(server: Server, options: HttpOptions) -> HttpServer
         .await
         .expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("local address");
-    let task = tokio::spawn(server.serve_listener(listener, options));
+    let task = tokio::spawn(server.serve(listener, options));
     HttpServer { addr, task }
 }
 

@@ -9,14 +9,14 @@
 #[allow(dead_code, unreachable_pub)]
 mod study;
 
-use mcp_runtime::HttpOptions;
+use mcp_runtime::{Error, HttpOptions};
 
-fn fail(msg: String) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::InvalidInput, msg)
+fn fail(msg: String) -> Error {
+    Error::Usage(msg)
 }
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
+async fn main() -> Result<(), Error> {
     let mut addr = String::from("127.0.0.1:8000");
     let mut fill = 0;
     let mut validate = false;
@@ -36,10 +36,7 @@ async fn main() -> std::io::Result<()> {
             other => return Err(fail(format!("unknown argument `{other}`"))),
         }
     }
-    let server =
-        mcp_bench::build_server(study::build, fill, validate).map_err(|e| fail(e.to_string()))?;
+    let server = mcp_bench::build_server(study::build, fill, validate)?;
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    server
-        .serve_listener(listener, HttpOptions::default())
-        .await
+    server.serve(listener, HttpOptions::default()).await
 }

@@ -81,24 +81,97 @@ pub(crate) fn local(i: usize) -> Ident {
     format_ident!("__mcp_p{}", i)
 }
 
-/// `pub struct add {}` (emitted beside the function) and its `IntoPrimitive` impl (emitted inside
-/// the `const _` block, next to the build function it calls).
+/// The kind of primitive an attribute registers: which runtime type, conversion trait and
+/// builder method its handle goes with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Registered {
+    Tool,
+    Resource,
+    ResourceTemplate,
+    Prompt,
+}
+
+impl Registered {
+    /// The runtime type (`Tool`), also the name of its `Primitive` and `PrimitiveKind` variant.
+    fn ty(self) -> Ident {
+        format_ident!(
+            "{}",
+            match self {
+                Registered::Tool => "Tool",
+                Registered::Resource => "Resource",
+                Registered::ResourceTemplate => "ResourceTemplate",
+                Registered::Prompt => "Prompt",
+            }
+        )
+    }
+    /// The `ServerBuilder` method taking it (`tool`).
+    fn method(self) -> &'static str {
+        match self {
+            Registered::Tool => "tool",
+            Registered::Resource => "resource",
+            Registered::ResourceTemplate => "resource_template",
+            Registered::Prompt => "prompt",
+        }
+    }
+    /// The conversion into it: trait and method (`IntoTool`, `into_tool`).
+    fn conversion(self) -> (Ident, Ident) {
+        (
+            format_ident!("Into{}", self.ty()),
+            format_ident!("into_{}", self.method()),
+        )
+    }
+}
+
+/// The conversion of a handle `ident` into its primitive (`build` makes a `Tool`, or whichever
+/// type `kind` names), and into any primitive when `any`.
+pub(crate) fn conversions(
+    paths: &Paths,
+    kind: Registered,
+    ident: &Ident,
+    build: &TokenStream,
+    any: bool,
+) -> TokenStream {
+    let p = paths.private();
+    let ty = kind.ty();
+    let (into, into_method) = kind.conversion();
+    let primitive = any.then(|| {
+        quote! {
+            impl #p::IntoPrimitive for #ident {
+                fn into_primitive(self) -> #p::Primitive {
+                    #p::Primitive::#ty(#build)
+                }
+            }
+        }
+    });
+    quote! {
+        impl #p::#into for #ident {
+            fn #into_method(self) -> #p::#ty {
+                #build
+            }
+        }
+        #primitive
+    }
+}
+
+/// `pub struct add {}` (emitted beside the function) and its conversions (emitted inside the
+/// `const _` block, next to the build function they call).
 pub(crate) fn handle(
     paths: &Paths,
     func: &Function,
-    what: &str,
+    kind: Registered,
     build: &Ident,
 ) -> (TokenStream, TokenStream) {
-    let p = paths.private();
     let vis = &func.item.vis;
     let ident = &func.item.sig.ident;
-    let method = match what {
-        "tool" => "tool",
-        "prompt" => "prompt",
-        _ => "resource",
+    let noun = match kind {
+        Registered::Tool => "tool",
+        Registered::Resource => "resource",
+        Registered::ResourceTemplate => "resource template",
+        Registered::Prompt => "prompt",
     };
     let doc = format!(
-        "Registration handle of the `{ident}` {what}: `Server::builder().{method}({ident} {{}})`."
+        "Registration handle of the `{ident}` {noun}: `Server::builder().{}({ident} {{}})`.",
+        kind.method()
     );
     let def = quote! {
         #[doc = #doc]
@@ -106,22 +179,27 @@ pub(crate) fn handle(
         #[derive(Clone, Copy, Debug, Default)]
         #vis struct #ident {}
     };
-    let imp = quote! {
-        impl #p::IntoPrimitive for #ident {
-            fn into_primitive(self) -> #p::Primitive {
-                #build()
-            }
-        }
-    };
-    (def, imp)
+    (
+        def,
+        conversions(paths, kind, ident, &quote!(#build()), true),
+    )
 }
 
 /// `inventory::submit!` of the item.
-pub(crate) fn registration(paths: &Paths, kind: u8, key: &str, build: &Ident) -> TokenStream {
+pub(crate) fn registration(
+    paths: &Paths,
+    kind: Registered,
+    key: &str,
+    build: &Ident,
+) -> TokenStream {
     let p = paths.private();
+    let ty = kind.ty();
     quote! {
+        fn __mcp_primitive() -> #p::Primitive {
+            #p::Primitive::#ty(#build())
+        }
         #p::inventory::submit! {
-            #p::Registration::new(#kind, #key, #build, ::core::file!(), ::core::line!(), ::core::column!())
+            #p::Registration::new(#p::PrimitiveKind::#ty, #key, __mcp_primitive, ::core::file!(), ::core::line!(), ::core::column!())
         }
     }
 }

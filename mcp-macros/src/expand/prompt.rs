@@ -4,7 +4,7 @@ use crate::attr::{self, Item, Slot};
 use crate::check;
 use crate::common::{self, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
-use crate::expand::{self, local};
+use crate::expand::{self, Registered, local};
 use crate::fallback;
 use crate::model::{Function, MacroKind, option_inner};
 use crate::paths::Paths;
@@ -73,7 +73,12 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
                 Span::call_site(),
                 "`#[prompt]` goes on a free function (`fn` or `async fn`)",
             );
-            return fallback::emit(input, cx.into_compile_errors(), &paths);
+            return fallback::emit(
+                input,
+                cx.into_compile_errors(),
+                &paths,
+                &[Registered::Prompt],
+            );
         }
     };
     check::signature(&cx, &item, MacroKind::Prompt);
@@ -136,7 +141,12 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     }
     if cx.has_errors() {
-        return fallback::emit(input, cx.into_compile_errors(), &paths);
+        return fallback::emit(
+            input,
+            cx.into_compile_errors(),
+            &paths,
+            &[Registered::Prompt],
+        );
     }
     let _ = cx.check();
     generate(&paths, &attrs, &func, &name)
@@ -226,8 +236,8 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
     }
 
     let build = format_ident!("__mcp_build");
-    let (handle, handle_impl) = expand::handle(paths, func, "prompt", &build);
-    let register = expand::registration(paths, 3, name, &build);
+    let (handle, handle_impl) = expand::handle(paths, func, Registered::Prompt, &build);
+    let register = expand::registration(paths, Registered::Prompt, name, &build);
     let allows = expand::allows();
     let from_str_trait = expand::from_str_trait("prompt argument");
 
@@ -249,11 +259,11 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
                 #convert(__mcp_out)
             }
 
-            fn #build() -> #p::Primitive {
+            fn #build() -> #p::Prompt {
                 let mut __mcp_prompt = #p::Prompt::new(#name);
                 #setup
                 __mcp_prompt = __mcp_prompt.handler(__mcp_handler);
-                #p::Primitive::Prompt(__mcp_prompt)
+                __mcp_prompt
             }
 
             #handle_impl

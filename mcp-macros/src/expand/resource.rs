@@ -4,7 +4,7 @@ use crate::attr::{self, Item, Slot};
 use crate::check;
 use crate::common::{self, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
-use crate::expand::{self, local};
+use crate::expand::{self, Registered, local};
 use crate::fallback;
 use crate::model::{Function, MacroKind, option_inner};
 use crate::paths::Paths;
@@ -139,7 +139,12 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
                 Span::call_site(),
                 "`#[resource]` goes on a free function (`fn` or `async fn`)",
             );
-            return fallback::emit(input, cx.into_compile_errors(), &paths);
+            return fallback::emit(
+                input,
+                cx.into_compile_errors(),
+                &paths,
+                &[Registered::Resource, Registered::ResourceTemplate],
+            );
         }
     };
     check::signature(&cx, &item, MacroKind::Resource);
@@ -230,7 +235,12 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         cx.error_spanned_by(n, "a resource name cannot be empty");
     }
     if cx.has_errors() {
-        return fallback::emit(input, cx.into_compile_errors(), &paths);
+        return fallback::emit(
+            input,
+            cx.into_compile_errors(),
+            &paths,
+            &[Registered::Resource, Registered::ResourceTemplate],
+        );
     }
     let _ = cx.check();
     generate(&paths, &attrs, &func, &name, is_template)
@@ -343,22 +353,18 @@ fn generate(
         setup.extend(quote!(__mcp_res = __mcp_res.complete(#var, #completer);));
     }
 
-    let (ctor, variant, kind) = if is_template {
-        (
-            quote!(#p::ResourceTemplate::new),
-            quote!(ResourceTemplate),
-            2u8,
-        )
+    let kind = if is_template {
+        Registered::ResourceTemplate
     } else {
-        (quote!(#p::Resource::new), quote!(Resource), 1u8)
+        Registered::Resource
+    };
+    let ty = if is_template {
+        quote!(#p::ResourceTemplate)
+    } else {
+        quote!(#p::Resource)
     };
     let build = format_ident!("__mcp_build");
-    let what = if is_template {
-        "resource template"
-    } else {
-        "resource"
-    };
-    let (handle, handle_impl) = expand::handle(paths, func, what, &build);
+    let (handle, handle_impl) = expand::handle(paths, func, kind, &build);
     let register = expand::registration(paths, kind, &uri, &build);
     let allows = expand::allows();
     let from_str_trait = expand::from_str_trait("template variable");
@@ -381,11 +387,10 @@ fn generate(
                 #convert(__mcp_out, &__mcp_read.uri, #mime)
             }
 
-            fn #build() -> #p::Primitive {
-                let mut __mcp_res = #ctor(#uri, #name);
+            fn #build() -> #ty {
+                let mut __mcp_res = #ty::new(#uri, #name);
                 #setup
-                __mcp_res = __mcp_res.handler(__mcp_handler);
-                #p::Primitive::#variant(__mcp_res)
+                __mcp_res.handler(__mcp_handler)
             }
 
             #handle_impl

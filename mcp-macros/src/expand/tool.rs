@@ -4,7 +4,7 @@ use crate::attr::{self, Item, Slot};
 use crate::check;
 use crate::common::{self, IconSpec};
 use crate::ctxt::Ctxt;
-use crate::expand::{self, local};
+use crate::expand::{self, Registered, local};
 use crate::fallback;
 use crate::model::{Function, MacroKind};
 use crate::paths::Paths;
@@ -130,7 +130,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
                 Span::call_site(),
                 "`#[tool]` goes on a free function (`fn` or `async fn`)",
             );
-            return fallback::emit(input, cx.into_compile_errors(), &paths);
+            return fallback::emit(input, cx.into_compile_errors(), &paths, &[Registered::Tool]);
         }
     };
     check::signature(&cx, &item, MacroKind::Tool);
@@ -156,7 +156,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     if cx.has_errors() {
-        return fallback::emit(input, cx.into_compile_errors(), &paths);
+        return fallback::emit(input, cx.into_compile_errors(), &paths, &[Registered::Tool]);
     }
     // Nothing can fail past this point.
     let _ = cx.check();
@@ -279,8 +279,8 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
     }
 
     let build = format_ident!("__mcp_build");
-    let (handle, handle_impl) = expand::handle(paths, func, "tool", &build);
-    let register = expand::registration(paths, 0, name, &build);
+    let (handle, handle_impl) = expand::handle(paths, func, Registered::Tool, &build);
+    let register = expand::registration(paths, Registered::Tool, name, &build);
     let allows = expand::allows();
     let argument_trait = expand::argument_trait(paths);
 
@@ -318,13 +318,13 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
                 #convert
             }
 
-            fn #build() -> #p::Primitive {
+            fn #build() -> #p::Tool {
                 let mut __mcp_tool = #p::Tool::new(#name);
                 #setup
                 __mcp_tool = __mcp_tool.input_schema_of::<__McpArgs<#(#projected),*>>();
                 #output_schema
                 __mcp_tool = __mcp_tool.#register_handler(__mcp_handler);
-                #p::Primitive::Tool(__mcp_tool)
+                __mcp_tool
             }
 
             #handle_impl

@@ -5,6 +5,7 @@ use super::{
     Resource, ResourceContents, ResourceTemplate, ResultMeta, Role, ServerCapabilities,
 };
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The `resultType` of a result.
@@ -35,9 +36,9 @@ pub enum CacheScope {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RequestParams {
-    /// Per-request metadata.
+    /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Params of the list methods.
@@ -47,9 +48,9 @@ pub struct PaginatedRequestParams {
     /// Opaque cursor from a previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
-    /// Per-request metadata.
+    /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// `server/discover` result.
@@ -152,25 +153,34 @@ pub struct ListToolsResult {
     pub meta: Option<ResultMeta>,
 }
 
-/// `tools/call` params.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// `tools/call` params, borrowing `arguments` and `inputResponses` from the message's text:
+/// they are delimited when the request is read, and parsed only into the types the handler asks
+/// for.
+///
+/// ```
+/// use mcp_runtime::protocol::CallToolRequestParams;
+/// let p: CallToolRequestParams<'_> =
+///     serde_json::from_str(r#"{"name": "add", "arguments": {"a": 1, "b": 2}}"#).unwrap();
+/// assert_eq!(p.arguments.unwrap().get(), r#"{"a": 1, "b": 2}"#);
+/// ```
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct CallToolRequestParams {
+pub struct CallToolRequestParams<'a> {
     /// The tool.
     pub name: String,
-    /// Arguments (any JSON here; the server requires an object).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Value>,
-    /// MRTR answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<Value>,
+    /// Arguments, as sent (any JSON here; the server requires an object).
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<&'a RawValue>,
+    /// MRTR answers, as sent.
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<&'a RawValue>,
     /// MRTR state echoed back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
-    /// Per-request metadata.
+    /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// `tools/call` complete result.
@@ -288,22 +298,22 @@ pub struct ListResourceTemplatesResult {
     pub meta: Option<ResultMeta>,
 }
 
-/// `resources/read` params.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// `resources/read` params (`inputResponses` borrowed from the message's text).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct ReadResourceRequestParams {
+pub struct ReadResourceRequestParams<'a> {
     /// The URI to read.
     pub uri: String,
-    /// MRTR answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<Value>,
+    /// MRTR answers, as sent.
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<&'a RawValue>,
     /// MRTR state echoed back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
-    /// Per-request metadata.
+    /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// `resources/read` complete result.
@@ -397,25 +407,25 @@ pub struct ListPromptsResult {
     pub meta: Option<ResultMeta>,
 }
 
-/// `prompts/get` params.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// `prompts/get` params (`inputResponses` borrowed from the message's text).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct GetPromptRequestParams {
+pub struct GetPromptRequestParams<'a> {
     /// The prompt.
     pub name: String,
     /// String arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
-    /// MRTR answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<Value>,
+    /// MRTR answers, as sent.
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<&'a RawValue>,
     /// MRTR state echoed back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
-    /// Per-request metadata.
+    /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// One message of a prompt.
@@ -531,9 +541,9 @@ pub struct CompleteRequestParams {
     /// Context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<CompletionContext>,
-    /// Per-request metadata.
+    /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// The completion values.
@@ -611,9 +621,9 @@ pub struct SubscriptionsListenRequestParams {
     /// What to listen for.
     #[serde(default)]
     pub notifications: SubscriptionFilter,
-    /// Per-request metadata.
+    /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// `notifications/subscriptions/acknowledged` params.

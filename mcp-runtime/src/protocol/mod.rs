@@ -4,13 +4,13 @@
 //! left out of the wire form when `None`.
 //!
 //! ```
-//! use mcp_runtime::protocol::{CallToolRequestParams, RequestMeta};
-//! let p: CallToolRequestParams = serde_json::from_value(serde_json::json!({
-//!     "name": "add", "arguments": {"a": 1, "b": 2},
+//! use mcp_runtime::protocol::CallToolRequestParams;
+//! let text = r#"{"name": "add", "arguments": {"a": 1, "b": 2},
 //!     "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-//!               "io.modelcontextprotocol/clientCapabilities": {}}
-//! })).unwrap();
+//!               "io.modelcontextprotocol/clientCapabilities": {}}}"#;
+//! let p: CallToolRequestParams<'_> = serde_json::from_str(text).unwrap();
 //! assert_eq!(p.name, "add");
+//! assert_eq!(p.meta.unwrap().protocol_version.as_deref(), Some("2026-07-28"));
 //! ```
 
 mod content;
@@ -18,11 +18,15 @@ mod elicitation;
 mod jsonrpc;
 mod messages;
 pub(crate) mod meta;
+mod method;
 mod mrtr;
+mod request;
 
 pub use content::*;
 pub use elicitation::*;
 pub use jsonrpc::*;
 pub use messages::*;
 pub use meta::*;
+pub use method::Method;
 pub use mrtr::*;
+pub use request::{ClientMessage, ClientNotification, ClientParams, ClientRequest};

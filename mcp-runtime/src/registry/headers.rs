@@ -1,6 +1,7 @@
-//! `x-mcp-header`: tool arguments mirrored into `Mcp-Param-{Name}` HTTP headers.
+//! `x-mcp-header`: the tool arguments a schema declares to be mirrored into `Mcp-Param-{Name}`
+//! HTTP headers (found and checked when the registry is built; the HTTP transport compares the
+//! headers with the arguments).
 
-use crate::McpError;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,64 +125,6 @@ fn walk(
     Ok(())
 }
 
-/// Checks `Mcp-Param-*` headers (lowercase names without the prefix, raw values) against the
-/// arguments: a present, non-null argument needs its header with an equal value.
-pub(crate) fn check(
-    declared: &[ParamHeader],
-    arguments: &Map<String, Value>,
-    headers: &[(String, String)],
-) -> Result<(), McpError> {
-    for h in declared {
-        let mut value = None;
-        let mut level = Some(arguments);
-        for (i, step) in h.path.iter().enumerate() {
-            let v = level.and_then(|m| m.get(step));
-            if i + 1 == h.path.len() {
-                value = v;
-            } else {
-                level = v.and_then(Value::as_object);
-            }
-        }
-        let Some(value) = value.filter(|v| !v.is_null()) else {
-            continue;
-        };
-        let header = headers.iter().find(|(n, _)| *n == h.lower).map(|(_, v)| v);
-        let Some(raw) = header else {
-            return Err(McpError::header_mismatch(format!(
-                "Header mismatch: Mcp-Param-{} is required because argument `{}` is present",
-                h.name,
-                h.path.join(".")
-            )));
-        };
-        let decoded = crate::transport::http::decode_header_text(raw).ok_or_else(|| {
-            McpError::header_mismatch(format!(
-                "Header mismatch: Mcp-Param-{} has an invalid value encoding",
-                h.name
-            ))
-        })?;
-        let equal = match (h.kind, value) {
-            (HeaderKind::String, Value::String(s)) => decoded == *s,
-            (HeaderKind::Boolean, Value::Bool(b)) => decoded == if *b { "true" } else { "false" },
-            (HeaderKind::Integer, Value::Number(n)) => match (decoded.parse::<f64>(), n.as_f64()) {
-                (Ok(a), Some(b)) => a == b,
-                _ => false,
-            },
-            _ => false,
-        };
-        if !equal {
-            return Err(McpError::header_mismatch(format!(
-                "Header mismatch: Mcp-Param-{} header value '{decoded}' does not match body value '{}'",
-                h.name,
-                match value {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                }
-            )));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,74 +152,5 @@ mod tests {
         ] {
             assert!(collect(&schema(bad.clone())).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn header_checks() {
-        let declared = collect(&schema(json!({"type": "object", "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region"},
-            "count": {"type": "integer", "x-mcp-header": "Count"},
-            "flag": {"type": "boolean", "x-mcp-header": "Flag"}
-        }})))
-        .unwrap();
-        let args = json!({"region": "us-west1", "count": 42, "flag": true});
-        let args = args.as_object().unwrap();
-        let h = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
-            pairs
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect()
-        };
-        assert!(
-            check(
-                &declared,
-                args,
-                &h(&[("region", "us-west1"), ("count", "42.0"), ("flag", "true")])
-            )
-            .is_ok()
-        );
-        assert!(
-            check(
-                &declared,
-                args,
-                &h(&[
-                    ("region", "=?base64?dXMtd2VzdDE=?="),
-                    ("count", "42"),
-                    ("flag", "true")
-                ])
-            )
-            .is_ok()
-        );
-        assert_eq!(
-            check(&declared, args, &h(&[("count", "42"), ("flag", "true")]))
-                .unwrap_err()
-                .code(),
-            -32020
-        );
-        assert!(
-            check(
-                &declared,
-                args,
-                &h(&[("region", "eu"), ("count", "42"), ("flag", "true")])
-            )
-            .is_err()
-        );
-        assert!(
-            check(
-                &declared,
-                args,
-                &h(&[
-                    ("region", "=?base64?SGVsbG8?="),
-                    ("count", "42"),
-                    ("flag", "true")
-                ])
-            )
-            .is_err()
-        );
-        let empty = Map::new();
-        assert!(
-            check(&declared, &empty, &[]).is_ok(),
-            "absent arguments expect no header"
-        );
     }
 }

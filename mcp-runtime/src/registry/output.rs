@@ -1,6 +1,6 @@
 //! What handlers may return, and how it becomes a wire result.
 
-use crate::McpError;
+use crate::error::McpError;
 use crate::protocol::{
     CallToolResult, Content, GetPromptResult, InputRequiredResult, PromptMessage, ResourceContents,
 };

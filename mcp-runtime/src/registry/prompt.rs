@@ -1,11 +1,11 @@
 //! Prompt definitions.
 
-use super::{BoxFuture, Completer, PromptOutcome};
-use crate::McpError;
+use super::BoxFuture;
+use super::complete::Completer;
+use super::output::{IntoPromptResult, PromptOutcome};
 use crate::context::RequestContext;
-use crate::error::SourceLocation;
+use crate::error::{McpError, SourceLocation};
 use crate::protocol::{Icon, PromptArgument, PromptInfo};
-use crate::registry::output::IntoPromptResult;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;

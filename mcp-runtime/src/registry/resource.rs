@@ -1,13 +1,14 @@
 //! Resource and resource template definitions.
 
-use super::{BoxFuture, Completer, ResourceOutcome};
+use super::BoxFuture;
+use super::complete::Completer;
+use super::output::{IntoResourceResult, ResourceOutcome};
+use crate::config::CacheHint;
 use crate::context::RequestContext;
-use crate::error::SourceLocation;
+use crate::error::{McpError, SourceLocation};
 use crate::protocol::{
     CacheScope, Icon, Resource as ResourceInfo, ResourceTemplate as TemplateInfo,
 };
-use crate::registry::output::IntoResourceResult;
-use crate::{CacheHint, McpError};
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;

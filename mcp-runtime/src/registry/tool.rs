@@ -1,11 +1,11 @@
 //! Tool definitions.
 
-use super::{BoxFuture, ToolOutcome};
+use super::BoxFuture;
+use super::output::{IntoToolResult, ToolOutcome};
 use crate::context::RequestContext;
-use crate::error::SourceLocation;
-use crate::protocol::{Icon, ToolAnnotations, ToolInfo};
-use crate::registry::output::IntoToolResult;
-use crate::{McpError, schema};
+use crate::error::{McpError, SourceLocation, without_position};
+use crate::protocol::{CallToolResult, Icon, ToolAnnotations, ToolInfo};
+use crate::schema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -138,16 +138,6 @@ impl Arguments {
     }
 }
 
-/// serde_json's message without the ` at line L column C` it appends.
-fn without_position(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    match text.strip_suffix(&suffix) {
-        Some(head) => head.to_owned(),
-        None => text,
-    }
-}
-
 impl std::ops::Index<&str> for Arguments {
     type Output = Value;
     /// The argument named `key`, or `null` when absent (like indexing a `serde_json::Value`).
@@ -182,7 +172,31 @@ impl From<Map<String, Value>> for Arguments {
     }
 }
 
-pub(crate) type ToolFnAlias =
+/// Deserializes a tool's (already validated) arguments into the handler's type; a ready
+/// `isError` answer when they do not fit it. What typed handlers and `#[tool]` functions use.
+///
+/// ```
+/// # use mcp_runtime::{Arguments, ToolCall};
+/// #[derive(serde::Deserialize)]
+/// struct Add { a: i64, b: i64 }
+/// fn add(call: &ToolCall) -> i64 {
+///     match mcp_runtime::parse_arguments::<Add>(call) {
+///         Ok(args) => args.a + args.b,
+///         Err(_answer) => 0,
+///     }
+/// }
+/// ```
+#[allow(clippy::result_large_err)] // the error is a ready answer, built at most once per call
+pub fn parse_arguments<T: DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutcome> {
+    call.parse_arguments::<T>().map_err(|e| {
+        ToolOutcome::Complete(CallToolResult::error(format!(
+            "Invalid arguments for tool `{}`: {e}",
+            call.name
+        )))
+    })
+}
+
+pub(crate) type ToolFn =
     dyn Fn(ToolCall) -> BoxFuture<'static, Result<ToolOutcome, McpError>> + Send + Sync;
 
 pub(crate) type SyncToolFn = dyn Fn(ToolCall) -> Result<ToolOutcome, McpError> + Send + Sync;
@@ -191,7 +205,7 @@ pub(crate) type SyncToolFn = dyn Fn(ToolCall) -> Result<ToolOutcome, McpError> +
 #[derive(Clone)]
 pub(crate) enum ToolHandler {
     /// A future, polled by the request's [`Call`](crate::Call).
-    Async(Arc<ToolFnAlias>),
+    Async(Arc<ToolFn>),
     /// A plain function, run as soon as the request is dispatched (no future to allocate).
     Sync(Arc<SyncToolFn>),
 }
@@ -344,7 +358,7 @@ impl Tool {
         self.handler = Some(ToolHandler::Async(Arc::new(move |call: ToolCall| {
             let f = f.clone();
             Box::pin(async move {
-                let args: A = match crate::__private::parse_arguments(&call) {
+                let args: A = match parse_arguments(&call) {
                     Ok(a) => a,
                     Err(answer) => return Ok(answer),
                 };

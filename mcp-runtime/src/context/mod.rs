@@ -1,0 +1,15 @@
+//! The request context handed to handlers ([`RequestContext`]), and the values handlers take
+//! from it: cancellation, progress and log reporting, shared state, the caller.
+
+mod caller;
+mod extract;
+mod notify;
+mod request;
+
+pub use caller::Caller;
+pub use extract::{FromContext, State};
+pub use notify::Logger;
+pub(crate) use notify::Notifier;
+pub(crate) use request::{ContextInner, StateMap};
+pub use request::{Progress, RequestContext};
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,215 @@
+//! The request being served, as handlers see it: [`RequestContext`], and [`Progress`], which
+//! reports on it.
+
+use super::caller::Caller;
+use super::notify::{Logger, Notifier};
+use crate::error::McpError;
+use crate::protocol::{
+    ClientCapabilities, Implementation, LoggingLevel, ProgressNotificationParams, RequestId,
+    RequestMeta,
+};
+use crate::seal::InputData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio_util::sync::CancellationToken;
+
+/// Typed application state shared by all requests, registered with
+/// [`ServerBuilder::state`](crate::ServerBuilder::state): one value per type.
+pub(crate) type StateMap = http::Extensions;
+
+pub(crate) struct ContextInner {
+    pub(crate) id: RequestId,
+    pub(crate) method: &'static str,
+    pub(crate) meta: Box<RequestMeta>,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) notifier: Notifier,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) state: Arc<StateMap>,
+    pub(crate) caller: Option<Arc<Caller>>,
+    pub(crate) server_info: Arc<Implementation>,
+    pub(crate) logging_enabled: bool,
+    /// Client input of an MRTR round (`tools/call`, `prompts/get`, `resources/read` only).
+    pub(crate) input: std::sync::OnceLock<InputData>,
+    /// The last progress value sent (bits of an `f64`), shared by every reporter of the request.
+    pub(crate) progress_last: AtomicU64,
+}
+
+/// Everything known about the request being served: its id, metadata, client capabilities,
+/// the caller, and handles to notify and to observe cancellation.
+///
+/// It is itself an extractor: declare a `cx: RequestContext` parameter to get it.
+#[derive(Clone)]
+pub struct RequestContext {
+    pub(crate) inner: Arc<ContextInner>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.inner.id)
+            .field("method", &self.inner.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+    /// The method being served (`tools/call`, …).
+    pub fn method(&self) -> &'static str {
+        self.inner.method
+    }
+    /// The request's `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.inner.meta
+    }
+    /// The protocol version of this request.
+    pub fn protocol_version(&self) -> &str {
+        self.inner.meta.protocol_version.as_deref().unwrap_or("")
+    }
+    /// The capabilities the client declared for this request.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        static EMPTY: std::sync::OnceLock<ClientCapabilities> = std::sync::OnceLock::new();
+        self.inner
+            .meta
+            .client_capabilities
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(ClientCapabilities::default))
+    }
+    /// The client's self-description, if sent (informational only: never branch security on it).
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.meta.client_info.as_ref()
+    }
+    /// The authenticated caller, when an authentication layer is configured.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.inner.caller.as_deref()
+    }
+    /// The cancellation token of this request: it fires when the client goes away or cancels,
+    /// when the request times out, or when the server shuts down.
+    pub fn cancellation(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+    /// The server's self-description.
+    pub fn server_info(&self) -> &Implementation {
+        &self.inner.server_info
+    }
+    /// Shared state of type `T`, if registered.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner.state.get::<Arc<T>>().cloned()
+    }
+    /// A progress reporter (a no-op when the request carried no `progressToken`).
+    pub fn progress(&self) -> Progress {
+        Progress {
+            request: self
+                .inner
+                .meta
+                .progress_token
+                .is_some()
+                .then(|| self.inner.clone()),
+        }
+    }
+    /// A logger sending `notifications/message` at or above the request's `logLevel`.
+    pub fn logger(&self) -> Logger {
+        Logger {
+            level: if self.inner.logging_enabled {
+                self.inner.log_level
+            } else {
+                None
+            },
+            notifier: self.inner.notifier.clone(),
+            name: None,
+        }
+    }
+    /// This request's client input, for the MRTR API.
+    pub(crate) fn input(&self) -> Result<&InputData, McpError> {
+        self.inner.input.get().ok_or_else(|| {
+            McpError::internal(format!(
+                "client input is only available to tools/call, prompts/get and resources/read (this is {})",
+                self.method()
+            ))
+        })
+    }
+}
+
+/// Reports progress of the current request as `notifications/progress`.
+///
+/// A silent no-op when the request carried no `_meta.progressToken` (a token is never invented).
+/// Values that do not strictly increase are dropped, as the spec requires.
+///
+/// ```
+/// use mcp_runtime::Progress;
+/// let p = Progress::disabled();
+/// assert!(!p.is_enabled());
+/// p.report(0.5, Some(1.0), Some("halfway")); // nothing is sent
+/// ```
+#[derive(Clone)]
+pub struct Progress {
+    /// The request, when it carried a progress token.
+    request: Option<Arc<ContextInner>>,
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("enabled", &self.is_enabled())
+            .finish()
+    }
+}
+
+impl Progress {
+    /// A reporter that sends nothing.
+    pub fn disabled() -> Self {
+        Progress { request: None }
+    }
+    /// Whether the client asked for progress.
+    pub fn is_enabled(&self) -> bool {
+        self.request.is_some()
+    }
+    /// Sends one progress notification; returns whether it was sent.
+    pub fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(request) = &self.request else {
+            return false;
+        };
+        let Some(token) = &request.meta.progress_token else {
+            return false;
+        };
+        if !progress.is_finite() {
+            return false;
+        }
+        // Strictly increasing, even with concurrent reporters of the same request.
+        let last = &request.progress_last;
+        let mut prev = last.load(Ordering::SeqCst);
+        loop {
+            if progress <= f64::from_bits(prev) {
+                return false;
+            }
+            match last.compare_exchange(
+                prev,
+                progress.to_bits(),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => break,
+                Err(actual) => prev = actual,
+            }
+        }
+        let params = ProgressNotificationParams {
+            progress_token: token.clone(),
+            progress: number(progress),
+            total: total.map(number),
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        request.notifier.send("notifications/progress", &params)
+    }
+}
+
+fn number(x: f64) -> serde_json::Number {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        serde_json::Number::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).unwrap_or_else(|| serde_json::Number::from(0))
+    }
+}

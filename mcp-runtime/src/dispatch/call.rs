@@ -1,0 +1,171 @@
+//! The answer to one request as a stream: request-scoped notifications, then exactly one
+//! [`Response`] ([`Call`]).
+
+use super::encode::Response;
+use crate::error::McpError;
+use crate::protocol::RequestId;
+use bytes::Bytes;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// One item of a [`Call`].
+#[derive(Debug)]
+pub enum Outgoing {
+    /// A serialized notification belonging to the request.
+    Notification(Bytes),
+    /// The final response; nothing follows it.
+    Response(Response),
+}
+
+/// The handler's future, when it did not finish at dispatch.
+pub(crate) type Pending = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// The stream of messages answering one request: notifications, then exactly one response.
+///
+/// Dropping a `Call` before its response cancels the handler (its
+/// [`CancellationToken`] fires and its future is dropped).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use mcp_runtime::Server;
+/// let server = Server::builder().build().unwrap();
+/// let call = server.handle_message(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, None).unwrap();
+/// let response = call.response().await;
+/// assert_eq!(response.error_code(), Some(-32602)); // no `_meta`
+/// # }
+/// ```
+pub struct Call {
+    id: Option<RequestId>,
+    rx: Option<mpsc::UnboundedReceiver<Bytes>>,
+    fut: Option<Pending>,
+    ready: Option<Response>,
+    cancel: Option<CancellationToken>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Call {
+    /// A call whose handler is still running (`fut`) or already answered (`ready`).
+    pub(crate) fn new(
+        id: RequestId,
+        rx: Option<mpsc::UnboundedReceiver<Bytes>>,
+        fut: Option<Pending>,
+        ready: Option<Response>,
+        cancel: CancellationToken,
+    ) -> Call {
+        Call {
+            id: Some(id),
+            rx,
+            fut,
+            ready,
+            cancel: Some(cancel),
+            finished: false,
+        }
+    }
+
+    /// A call answered before any handler was started (`id` absent when it could not be read).
+    pub(crate) fn ready(id: Option<RequestId>, response: Response) -> Call {
+        Call {
+            id,
+            rx: None,
+            fut: None,
+            ready: Some(response),
+            cancel: None,
+            finished: false,
+        }
+    }
+
+    /// The id of the request it answers, when it could be read.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.id.as_ref()
+    }
+
+    /// Whether a handler is still running (the call was not answered when it was dispatched).
+    pub fn is_running(&self) -> bool {
+        self.fut.is_some()
+    }
+
+    /// The cancellation token of the handler (one that never fires when no handler started).
+    pub fn cancellation(&self) -> CancellationToken {
+        self.cancel.clone().unwrap_or_default()
+    }
+
+    /// Polls for the next message.
+    pub fn poll_next_message(&mut self, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
+        if self.finished {
+            return Poll::Ready(None);
+        }
+        if let Some(rx) = &mut self.rx
+            && self.fut.is_some()
+            && let Poll::Ready(Some(b)) = rx.poll_recv(cx)
+        {
+            return Poll::Ready(Some(Outgoing::Notification(b)));
+        }
+        if let Some(fut) = &mut self.fut {
+            match fut.as_mut().poll(cx) {
+                Poll::Ready(resp) => {
+                    self.fut = None;
+                    self.ready = Some(resp);
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        // The handler is done: flush what it sent before finishing, then the response.
+        if let Some(rx) = &mut self.rx
+            && let Ok(b) = rx.try_recv()
+        {
+            return Poll::Ready(Some(Outgoing::Notification(b)));
+        }
+        self.rx = None;
+        self.finished = true;
+        Poll::Ready(self.ready.take().map(Outgoing::Response))
+    }
+
+    /// The next message, or `None` after the response.
+    pub async fn next_message(&mut self) -> Option<Outgoing> {
+        std::future::poll_fn(|cx| self.poll_next_message(cx)).await
+    }
+
+    /// Runs to completion, dropping notifications, and returns the response.
+    pub async fn response(mut self) -> Response {
+        loop {
+            match self.next_message().await {
+                Some(Outgoing::Response(r)) => return r,
+                Some(Outgoing::Notification(_)) => continue,
+                None => {
+                    return Response::error(
+                        None,
+                        &McpError::internal("the request produced no response"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+impl futures_core::Stream for Call {
+    type Item = Outgoing;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
+        self.get_mut().poll_next_message(cx)
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if !self.finished
+            && let Some(cancel) = &self.cancel
+        {
+            cancel.cancel();
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! `completion/complete`: suggestions for a prompt argument or a template variable, at most 100.
+
+use super::Dispatcher;
+use super::encode::Response;
+use super::panic::catch_panic;
+use super::route::Work;
+use crate::context::RequestContext;
+use crate::error::McpError;
+use crate::protocol::{
+    CompleteRequestParams, CompleteResult, Completion, CompletionReference, ResultType,
+};
+use crate::registry::{Completer, CompletionRequest};
+use std::sync::Arc;
+
+/// Most values one completion answers with (the spec's limit).
+const MAX_VALUES: usize = 100;
+
+impl Dispatcher {
+    pub(super) fn start_complete(
+        self: &Arc<Self>,
+        params: CompleteRequestParams,
+        cx: RequestContext,
+    ) -> Work {
+        let d = self.clone();
+        Work::Other(Box::pin(async move { d.complete(params, cx).await }))
+    }
+
+    /// The completer of the argument or variable; `None` when it has none.
+    fn completer(&self, params: &CompleteRequestParams) -> Result<Option<Completer>, McpError> {
+        let reg = self.registry();
+        let argument = &params.argument.name;
+        match &params.reference {
+            CompletionReference::Prompt { name, .. } => {
+                let Some(&i) = reg.prompt_index.get(name) else {
+                    return Err(McpError::invalid_params(format!("Unknown prompt: {name}")));
+                };
+                let prompt = &reg.prompts[i].prompt;
+                let known = prompt
+                    .info
+                    .arguments
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|a| &a.name == argument);
+                if !known {
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid params: prompt `{name}` has no argument `{argument}`"
+                    )));
+                }
+                Ok(prompt.completers.get(argument).cloned())
+            }
+            CompletionReference::Resource { uri } => {
+                let Some(t) = reg
+                    .templates
+                    .iter()
+                    .find(|t| t.template.info.uri_template == *uri)
+                else {
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid params: no resource template `{uri}`"
+                    )));
+                };
+                Ok(t.template.completers.get(argument).cloned())
+            }
+        }
+    }
+
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        let mut completion = match self.completer(&params)? {
+            None => Completion::default(),
+            Some(c) => {
+                let context = params
+                    .context
+                    .and_then(|c| c.arguments)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_owned())))
+                    .collect();
+                let req = CompletionRequest {
+                    argument: params.argument.name,
+                    value: params.argument.value,
+                    context,
+                    request: cx,
+                };
+                catch_panic((c.0)(req)).await.unwrap_or_else(|msg| {
+                    tracing::error!(panic = %msg, "completion handler panicked");
+                    Err(McpError::internal("Completion failed unexpectedly."))
+                })?
+            }
+        };
+        if completion.values.len() > MAX_VALUES {
+            completion
+                .total
+                .get_or_insert(completion.values.len() as u64);
+            completion.values.truncate(MAX_VALUES);
+            completion.has_more = Some(true);
+        }
+        Ok(Response::result(
+            &id,
+            &CompleteResult {
+                result_type: ResultType::Complete,
+                completion,
+                meta: self.result_meta(),
+            },
+        ))
+    }
+}

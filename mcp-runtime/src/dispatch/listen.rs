@@ -1,0 +1,125 @@
+//! `subscriptions/listen`: an acknowledgement with the honoured subset of the filter, then the
+//! changes the filter selects, each tagged with the subscription, until the client goes away or
+//! the server shuts down; then the final result.
+
+use super::Dispatcher;
+use super::encode::Response;
+use super::route::Work;
+use crate::bus::Change;
+use crate::context::RequestContext;
+use crate::error::McpError;
+use crate::protocol::{
+    NotificationMeta, NotificationParams, ResourceUpdatedNotificationParams, ResultMeta,
+    ResultType, SubscriptionFilter, SubscriptionsAcknowledgedParams,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult,
+};
+use serde_json::Map;
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+
+impl Dispatcher {
+    pub(super) fn start_listen(
+        self: &Arc<Self>,
+        params: SubscriptionsListenRequestParams,
+        cx: RequestContext,
+    ) -> Work {
+        let d = self.clone();
+        Work::Other(Box::pin(async move { d.listen(params, cx).await }))
+    }
+
+    /// The part of the filter this server honours.
+    fn honoured(&self, wanted: SubscriptionFilter) -> SubscriptionFilter {
+        let cfg = &self.config;
+        let caps = self.capabilities();
+        let list_changed = |wanted: Option<bool>, advertised: bool| {
+            (wanted == Some(true) && cfg.list_changed && advertised).then_some(true)
+        };
+        SubscriptionFilter {
+            tools_list_changed: list_changed(wanted.tools_list_changed, caps.tools.is_some()),
+            prompts_list_changed: list_changed(wanted.prompts_list_changed, caps.prompts.is_some()),
+            resources_list_changed: list_changed(
+                wanted.resources_list_changed,
+                caps.resources.is_some(),
+            ),
+            resource_subscriptions: if cfg.resource_subscribe {
+                wanted.resource_subscriptions.filter(|v| !v.is_empty())
+            } else {
+                None
+            },
+            other: Map::new(),
+        }
+    }
+
+    async fn listen(
+        &self,
+        params: SubscriptionsListenRequestParams,
+        cx: RequestContext,
+    ) -> Result<Response, McpError> {
+        let id = cx.request_id().clone();
+        let honoured = self.honoured(params.notifications);
+        let mut changes = self.changes.subscribe();
+        let tag = || NotificationMeta {
+            subscription_id: Some(id.clone()),
+            other: Map::new(),
+        };
+        let notifier = cx.inner.notifier.clone();
+        notifier.send(
+            "notifications/subscriptions/acknowledged",
+            &SubscriptionsAcknowledgedParams {
+                meta: tag(),
+                notifications: honoured.clone(),
+            },
+        );
+        let cancel = cx.cancellation();
+        loop {
+            let change = tokio::select! {
+                _ = self.shutdown.cancelled() => break,
+                _ = cancel.cancelled() => break,
+                change = changes.recv() => match change {
+                    Ok(c) => c,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
+                },
+            };
+            let params = NotificationParams { meta: Some(tag()) };
+            match change {
+                Change::ToolsListChanged if honoured.tools_list_changed == Some(true) => {
+                    notifier.send("notifications/tools/list_changed", &params);
+                }
+                Change::PromptsListChanged if honoured.prompts_list_changed == Some(true) => {
+                    notifier.send("notifications/prompts/list_changed", &params);
+                }
+                Change::ResourcesListChanged if honoured.resources_list_changed == Some(true) => {
+                    notifier.send("notifications/resources/list_changed", &params);
+                }
+                Change::ResourceUpdated(uri) if subscribed(&honoured, &uri) => {
+                    notifier.send(
+                        "notifications/resources/updated",
+                        &ResourceUpdatedNotificationParams {
+                            uri,
+                            meta: Some(tag()),
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+        Ok(Response::result(
+            &id,
+            &SubscriptionsListenResult {
+                result_type: ResultType::Complete,
+                meta: ResultMeta::subscription(id.clone()),
+            },
+        ))
+    }
+}
+
+/// Whether the stream subscribed to `uri`, or to a parent of it.
+fn subscribed(honoured: &SubscriptionFilter, uri: &str) -> bool {
+    honoured
+        .resource_subscriptions
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .any(|s| uri == s || uri.starts_with(&format!("{}/", s.trim_end_matches('/'))))
+}

@@ -1,0 +1,161 @@
+//! Transport-agnostic dispatch: one message in; nothing (a notification), or a [`Call`] out: the
+//! request's notifications, then exactly one [`Response`].
+//!
+//! The files are the stages, in the order a request goes through them:
+//!
+//! 1. `decode`: bytes → [`ClientRequest`] (one typed request, `-32700`/`-32600` otherwise);
+//! 2. `validate`: required `_meta` (`-32602`), the transport's own checks (HTTP headers,
+//!    `-32020`), protocol version (`-32022`), method known and advertised (`-32601`);
+//! 3. `route`: the request context, then the method's family: `lists` (discover and pages),
+//!    `tools`, `resources`, `prompts`, `complete`, `listen`; client input of
+//!    multi-round requests is opened and sealed by `input`;
+//! 4. `encode`: the JSON-RPC envelope of the result or error, as a [`Response`] that says
+//!    which stage answered (so a transport can frame it: HTTP picks the status).
+//!
+//! A [`Call`] carries the handler's notifications and its response; dropping it cancels the
+//! handler (`call`, `panic`).
+
+mod call;
+mod complete;
+mod decode;
+mod encode;
+mod input;
+mod listen;
+mod lists;
+mod panic;
+mod prompts;
+mod resources;
+mod route;
+mod tools;
+mod validate;
+
+pub use call::{Call, Outgoing};
+pub(crate) use decode::{decode_general, decode_tool_call};
+pub use encode::Response;
+
+use crate::bus::ChangeBus;
+use crate::config::Config;
+use crate::context::{Caller, StateMap};
+use crate::error::McpError;
+use crate::protocol::meta::InfoJson;
+use crate::protocol::{
+    ClientMessage, ClientNotification, ClientRequest, ListCapability, ResourcesCapability,
+    ResultMeta, ServerCapabilities,
+};
+use crate::registry::{Catalog, ParamHeader, Registry};
+use crate::seal::Sealer;
+use encode::Rejection;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// A running server as the pipeline sees it: configuration, what is registered, application
+/// state, the change bus and the `requestState` sealer. Shared by every transport and request.
+pub(crate) struct Dispatcher {
+    pub(crate) config: Config,
+    pub(crate) catalog: Catalog,
+    pub(crate) state: Arc<StateMap>,
+    pub(crate) changes: Arc<dyn ChangeBus>,
+    /// Fires on shutdown: every `subscriptions/listen` stream ends with its final result.
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) sealer: Arc<Sealer>,
+    /// `serverInfo` serialized once (it goes into every result).
+    pub(crate) info_json: Option<InfoJson>,
+}
+
+/// What a message came to.
+#[derive(Debug)]
+pub(crate) enum Handled {
+    /// A notification: nothing to answer.
+    Notification(ClientNotification),
+    /// A request, answered by this call.
+    Call(Call),
+}
+
+/// What a transport knows of a message beyond its bytes.
+#[derive(Default)]
+pub(crate) struct Ingress<'a> {
+    /// Who sent it, when the transport authenticated the sender.
+    pub(crate) caller: Option<Arc<Caller>>,
+    /// The transport's own checks (HTTP: the headers that mirror the body).
+    pub(crate) checks: Option<&'a dyn TransportChecks>,
+}
+
+/// Checks of what a transport carries beside the message: the HTTP headers that mirror the body.
+/// Each runs at its place in the pipeline.
+pub(crate) trait TransportChecks {
+    /// Once `_meta` is known to be there, before the version and the method are checked.
+    fn check_request(&self, request: &ClientRequest<'_>) -> Result<(), McpError>;
+    /// For a `tools/call` of a tool that mirrors arguments into headers, once the tool is found
+    /// and its arguments are an object, before they are validated.
+    fn check_arguments(
+        &self,
+        declared: &[ParamHeader],
+        arguments: &Map<String, Value>,
+    ) -> Result<(), McpError>;
+}
+
+impl Dispatcher {
+    /// The whole pipeline for one message.
+    pub(crate) fn handle(self: &Arc<Self>, body: &[u8], ingress: Ingress<'_>) -> Handled {
+        let request = match decode::decode(body) {
+            Err(rejection) => {
+                let id = rejection.id.clone();
+                return Handled::Call(Call::ready(id, rejection.into_response()));
+            }
+            Ok(ClientMessage::Notification(n)) => return Handled::Notification(n),
+            Ok(ClientMessage::Request(request)) => request,
+        };
+        match validate::validate(self, &request, ingress.checks) {
+            Ok(method) => Handled::Call(self.route(request, method, ingress)),
+            Err(error) => {
+                let id = request.id;
+                let response = Rejection::new(Some(id.clone()), error).into_response();
+                Handled::Call(Call::ready(Some(id), response))
+            }
+        }
+    }
+
+    /// The registry snapshot requests are served from now.
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        self.catalog.snapshot()
+    }
+
+    /// The capabilities advertised right now (derived from what is registered).
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let reg = self.registry();
+        let cfg = &self.config;
+        let list = |present: bool| {
+            present.then(|| ListCapability {
+                list_changed: cfg.list_changed.then_some(true),
+            })
+        };
+        let mut caps = ServerCapabilities {
+            tools: list(!reg.tools.is_empty()),
+            prompts: list(!reg.prompts.is_empty()),
+            resources: (!reg.resources.is_empty() || !reg.templates.is_empty()).then(|| {
+                ResourcesCapability {
+                    subscribe: cfg.resource_subscribe.then_some(true),
+                    list_changed: cfg.list_changed.then_some(true),
+                }
+            }),
+            completions: reg.has_completions().then(Map::new),
+            logging: cfg.logging.then(Map::new),
+            ..ServerCapabilities::default()
+        };
+        if !cfg.extensions.is_empty() {
+            caps.extensions = Some(cfg.extensions.clone());
+        }
+        caps
+    }
+
+    /// The `_meta` of every result: `serverInfo`, unless turned off.
+    pub(crate) fn result_meta(&self) -> Option<ResultMeta> {
+        self.config
+            .server_info_in_results
+            .then(|| match &self.info_json {
+                Some(cached) => ResultMeta::server_cached(cached),
+                None => ResultMeta::server(self.config.info.clone()),
+            })
+    }
+}

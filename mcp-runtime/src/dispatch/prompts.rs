@@ -1,0 +1,107 @@
+//! `prompts/get`: find the prompt, check its string arguments (required ones present), open its
+//! client input, render it.
+
+use super::Dispatcher;
+use super::encode::Response;
+use super::input::Round;
+use super::panic::{catch_panic, panic_message};
+use super::route::Work;
+use crate::context::RequestContext;
+use crate::error::McpError;
+use crate::protocol::{GetPromptRequestParams, Method, ResultType};
+use crate::registry::{PromptGet, PromptOutcome};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+impl Dispatcher {
+    /// Finds and checks the prompt, opens its client input and starts its handler.
+    pub(super) fn start_prompt(
+        self: &Arc<Self>,
+        params: GetPromptRequestParams<'_>,
+        cx: RequestContext,
+    ) -> Result<Work, McpError> {
+        let reg = self.registry();
+        let Some(entry) = reg
+            .prompt_index
+            .get(&params.name)
+            .map(|&i| reg.prompts[i].clone())
+        else {
+            return Err(McpError::invalid_params(format!(
+                "Unknown prompt: {}",
+                params.name
+            )));
+        };
+        drop(reg);
+        let name = params.name;
+        let mut arguments = BTreeMap::new();
+        for (k, v) in params.arguments.unwrap_or_default() {
+            match v {
+                Value::String(s) => {
+                    arguments.insert(k, s);
+                }
+                Value::Null => {}
+                _ => {
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid params: argument `{k}` of prompt `{name}` must be a string"
+                    )));
+                }
+            }
+        }
+        let missing: Vec<String> = entry
+            .required
+            .iter()
+            .filter(|r| !arguments.contains_key(*r))
+            .map(|m| format!("`{m}`"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: prompt `{name}` requires the argument{} {}",
+                if missing.len() > 1 { "s" } else { "" },
+                missing.join(", ")
+            )));
+        }
+        let bound = serde_json::to_string(&arguments).unwrap_or_else(|_| "null".into());
+        self.prepare_input(
+            &cx,
+            Round {
+                method: Method::PromptsGet,
+                name: Arc::from(name.as_str()),
+                arguments: Arc::from(bound),
+                responses: params.input_responses,
+                state: params.request_state,
+            },
+        )?;
+        let id = cx.request_id().clone();
+        let get = PromptGet {
+            name: name.clone(),
+            arguments,
+            context: cx,
+        };
+        let handler = std::panic::catch_unwind(AssertUnwindSafe(|| (entry.handler)(get)))
+            .map_err(|payload| panicked(&name, &panic_message(&*payload)))?;
+        let d = self.clone();
+        Ok(Work::Other(Box::pin(async move {
+            let outcome = catch_panic(handler)
+                .await
+                .unwrap_or_else(|msg| Err(panicked(&name, &msg)))?;
+            Ok(match outcome {
+                PromptOutcome::Complete(mut result) => {
+                    result.result_type = ResultType::Complete;
+                    if result.meta.is_none() {
+                        result.meta = d.result_meta();
+                    }
+                    Response::result(&id, &result)
+                }
+                PromptOutcome::InputRequired(r) => d.input_required(&id, r),
+            })
+        })))
+    }
+}
+
+/// The error when a prompt handler panicked (logged; the message stays on the server).
+fn panicked(name: &str, msg: &str) -> McpError {
+    tracing::error!(prompt = %name, panic = %msg, "prompt handler panicked");
+    McpError::internal(format!("Prompt `{name}` failed unexpectedly."))
+}

@@ -1,0 +1,171 @@
+//! Stage 3, route: the request context, then the method's family. Everything up to the handler
+//! runs synchronously here; what is left is one small future, polled by the [`Call`].
+
+use super::call::{Call, Pending};
+use super::encode::Response;
+use super::tools::StartedTool;
+use super::{Dispatcher, Ingress};
+use crate::context::{ContextInner, Notifier, RequestContext};
+use crate::error::McpError;
+use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId};
+use crate::registry::BoxFuture;
+use std::future::Future;
+use std::sync::Arc;
+use std::task::Poll;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Work started for a request.
+pub(super) enum Work {
+    /// Answered without waiting.
+    Ready(Response),
+    /// A tool handler that did not finish at once.
+    Tool(StartedTool),
+    /// Any other handler.
+    Other(BoxFuture<'static, Result<Response, McpError>>),
+}
+
+impl Dispatcher {
+    /// Serves a validated request.
+    pub(super) fn route(
+        self: &Arc<Self>,
+        request: ClientRequest<'_>,
+        method: Method,
+        ingress: Ingress<'_>,
+    ) -> Call {
+        let ClientRequest { id, meta, params } = request;
+        let Some(meta) = meta else {
+            // Validation refused it already.
+            let e = McpError::invalid_params("Invalid params: `params._meta` is missing");
+            return Call::ready(Some(id.clone()), Response::error(Some(&id), &e));
+        };
+        let cfg = &self.config;
+        let log_level = match meta.log_level.as_deref().map(str::parse::<LoggingLevel>) {
+            None => None,
+            Some(Ok(level)) => Some(level),
+            Some(Err(())) => {
+                let level = meta.log_level.as_deref().unwrap_or_default();
+                let e = McpError::invalid_params(format!(
+                    "Invalid params: unknown log level `{level}`; use one of debug, info, notice, warning, error, critical, alert, emergency"
+                ));
+                return Call::ready(Some(id.clone()), Response::error(Some(&id), &e));
+            }
+        };
+        // A request can only produce notifications with a progress token, a log level the
+        // server honours, or as a listen stream: create the channel only then.
+        let notifies = method == Method::Listen
+            || meta.progress_token.is_some()
+            || (cfg.logging && log_level.is_some());
+        let (notifier, rx) = if notifies {
+            let (tx, rx) = mpsc::unbounded_channel();
+            (Notifier::new(tx), Some(rx))
+        } else {
+            (Notifier::none(), None)
+        };
+        let cancel = CancellationToken::new();
+        let cx = RequestContext {
+            inner: Arc::new(ContextInner {
+                id: id.clone(),
+                method: method.name(),
+                meta,
+                log_level,
+                notifier,
+                cancel: cancel.clone(),
+                state: self.state.clone(),
+                caller: ingress.caller,
+                server_info: cfg.info.clone(),
+                logging_enabled: cfg.logging,
+                input: std::sync::OnceLock::new(),
+                progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+            }),
+        };
+        let work = match self.start(params, cx, ingress.checks) {
+            Ok(Work::Ready(response)) => return Call::new(id, rx, None, Some(response), cancel),
+            Err(e) => {
+                let response = Response::error(Some(&id), &e);
+                return Call::new(id, rx, None, Some(response), cancel);
+            }
+            Ok(work) => work,
+        };
+        let timeout = match method {
+            Method::Listen => None,
+            _ => cfg.request_timeout,
+        };
+        let pending = self.finish(work, id.clone(), timeout);
+        Call::new(id, rx, Some(pending), None, cancel)
+    }
+
+    /// Starts serving the method: answers what needs no handler, starts the handler otherwise.
+    fn start(
+        self: &Arc<Self>,
+        params: ClientParams<'_>,
+        cx: RequestContext,
+        checks: Option<&dyn super::TransportChecks>,
+    ) -> Result<Work, McpError> {
+        let id = cx.request_id();
+        Ok(match params {
+            ClientParams::Discover => Work::Ready(Response::result(id, &self.discover_result())),
+            ClientParams::ToolsList(p) => Work::Ready(self.list_page(Method::ToolsList, id, p)?),
+            ClientParams::ResourcesList(p) => {
+                Work::Ready(self.list_page(Method::ResourcesList, id, p)?)
+            }
+            ClientParams::ResourceTemplatesList(p) => {
+                Work::Ready(self.list_page(Method::ResourceTemplatesList, id, p)?)
+            }
+            ClientParams::PromptsList(p) => {
+                Work::Ready(self.list_page(Method::PromptsList, id, p)?)
+            }
+            ClientParams::ToolsCall(p) => self.start_tool_call(p, cx, checks)?,
+            ClientParams::ResourcesRead(p) => self.start_read(p, cx)?,
+            ClientParams::PromptsGet(p) => self.start_prompt(p, cx)?,
+            ClientParams::Complete(p) => self.start_complete(p, cx),
+            ClientParams::Listen(p) => self.start_listen(p, cx),
+            ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
+            ClientParams::Unknown { method, .. } => {
+                // Validation refused it already.
+                return Err(McpError::method_not_found(&method));
+            }
+        })
+    }
+
+    /// The rest of started work, as the call's future: the handler, then its answer; a time
+    /// limit when one is set.
+    fn finish(
+        self: &Arc<Self>,
+        work: Work,
+        id: RequestId,
+        timeout: Option<std::time::Duration>,
+    ) -> Pending {
+        let deadline = timeout.map(|limit| (tokio::time::Instant::now() + limit, limit));
+        let d = self.clone();
+        Box::pin(async move {
+            let mut work = std::pin::pin!(d.run(work));
+            // Most handlers finish in their first poll: a timer is only armed for one that waits
+            // (registering a timer costs more than a short handler).
+            let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+            let outcome = match (first, deadline) {
+                (Poll::Ready(r), _) => r,
+                (Poll::Pending, None) => work.await,
+                (Poll::Pending, Some((at, limit))) => {
+                    match tokio::time::timeout_at(at, work).await {
+                        Ok(r) => r,
+                        Err(_) => Err(McpError::internal(format!(
+                            "Request timed out after {} ms",
+                            limit.as_millis()
+                        ))),
+                    }
+                }
+            };
+            outcome.unwrap_or_else(|e| Response::error(Some(&id), &e))
+        })
+    }
+
+    /// Runs started work to its response.
+    async fn run(&self, work: Work) -> Result<Response, McpError> {
+        match work {
+            Work::Ready(response) => Ok(response),
+            Work::Tool(started) => self.await_tool(started).await,
+            Work::Other(fut) => fut.await,
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! `tools/call`: find the tool, check its arguments (an object; the transport's mirrored
+//! headers; the input schema), open its client input, run the handler, answer.
+
+use super::encode::Response;
+use super::input::Round;
+use super::panic::{catch_panic, panic_message};
+use super::route::Work;
+use super::{Dispatcher, TransportChecks};
+use crate::context::RequestContext;
+use crate::error::McpError;
+use crate::protocol::{CallToolRequestParams, CallToolResult, Method, RequestId, ResultType};
+use crate::registry::{Arguments, BoxFuture, ToolCall, ToolEntry, ToolHandler, ToolOutcome};
+use serde_json::value::RawValue;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// A tool handler that did not finish in its first poll, and what answering needs.
+pub(super) struct StartedTool {
+    entry: Arc<ToolEntry>,
+    handler: BoxFuture<'static, Result<ToolOutcome, McpError>>,
+    id: RequestId,
+}
+
+impl Dispatcher {
+    /// Everything of a `tools/call` up to its handler's first poll, synchronously: only the
+    /// handler's future and what answering needs are kept for later (a small future to box).
+    pub(super) fn start_tool_call(
+        &self,
+        params: CallToolRequestParams<'_>,
+        cx: RequestContext,
+        checks: Option<&dyn TransportChecks>,
+    ) -> Result<Work, McpError> {
+        let reg = self.registry();
+        let Some(entry) = reg
+            .tool_index
+            .get(&params.name)
+            .map(|&i| reg.tools[i].clone())
+        else {
+            return Err(McpError::invalid_params(format!(
+                "Unknown tool: {}",
+                params.name
+            )));
+        };
+        drop(reg);
+        // The text is one JSON value (serde_json delimited it): its first byte tells its type.
+        let arguments = match params.arguments.map(RawValue::get) {
+            None | Some("null") => Arguments::empty(),
+            Some(raw) if raw.starts_with('{') => Arguments::from_raw_object(Arc::from(raw)),
+            Some(_) => {
+                return Err(McpError::invalid_params(format!(
+                    "Invalid params: `arguments` of tool `{}` must be an object",
+                    params.name
+                )));
+            }
+        };
+        if let Some(checks) = checks
+            && !entry.headers.is_empty()
+        {
+            checks.check_arguments(&entry.headers, arguments.as_map())?;
+        }
+        let validator = entry.validator()?;
+        if validator.needs_tree()
+            && let Some(problems) = validator.check(arguments.as_value())
+        {
+            let mut result = CallToolResult::error(format!(
+                "Invalid arguments for tool `{}`: {problems}",
+                params.name
+            ));
+            result.meta = self.result_meta();
+            return Ok(Work::Ready(Response::result(cx.request_id(), &result)));
+        }
+        self.prepare_input(
+            &cx,
+            Round {
+                method: Method::ToolsCall,
+                name: entry.name.clone(),
+                arguments: arguments.shared_json(),
+                responses: params.input_responses,
+                state: params.request_state,
+            },
+        )?;
+        let id = cx.request_id().clone();
+        let call = ToolCall {
+            name: params.name,
+            arguments,
+            context: cx,
+        };
+        match &entry.handler {
+            ToolHandler::Async(f) => {
+                let mut handler = match std::panic::catch_unwind(AssertUnwindSafe(|| f(call))) {
+                    Ok(handler) => handler,
+                    Err(payload) => {
+                        let outcome = tool_panicked(&entry, &panic_message(&*payload));
+                        return Ok(Work::Ready(self.tool_answer(&id, outcome)));
+                    }
+                };
+                // An `async` handler that never actually waits finishes in its first poll: run
+                // that poll now (inside the runtime serving the request), so that no call future
+                // has to be allocated for it. One that waits is polled again by its `Call`, with
+                // the real waker, which it then registers (futures keep the latest waker).
+                if tokio::runtime::Handle::try_current().is_ok() {
+                    let mut cx = Context::from_waker(std::task::Waker::noop());
+                    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        handler.as_mut().poll(&mut cx)
+                    })) {
+                        Ok(Poll::Pending) => {}
+                        Ok(Poll::Ready(outcome)) => {
+                            return Ok(Work::Ready(self.tool_answer(&id, outcome?)));
+                        }
+                        Err(payload) => {
+                            let outcome = tool_panicked(&entry, &panic_message(&*payload));
+                            return Ok(Work::Ready(self.tool_answer(&id, outcome)));
+                        }
+                    }
+                }
+                Ok(Work::Tool(StartedTool { entry, handler, id }))
+            }
+            ToolHandler::Sync(f) => {
+                let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| f(call)))
+                    .unwrap_or_else(|payload| {
+                        Ok(tool_panicked(&entry, &panic_message(&*payload)))
+                    })?;
+                Ok(Work::Ready(self.tool_answer(&id, outcome)))
+            }
+        }
+    }
+
+    /// The rest of a tool handler that waits, and its answer.
+    pub(super) async fn await_tool(&self, started: StartedTool) -> Result<Response, McpError> {
+        let StartedTool { entry, handler, id } = started;
+        let outcome = catch_panic(handler)
+            .await
+            .unwrap_or_else(|msg| Ok(tool_panicked(&entry, &msg)))?;
+        Ok(self.tool_answer(&id, outcome))
+    }
+
+    fn tool_answer(&self, id: &RequestId, outcome: ToolOutcome) -> Response {
+        match outcome {
+            ToolOutcome::Complete(mut result) => {
+                result.result_type = ResultType::Complete;
+                if !self.config.explicit_is_error && result.is_error == Some(false) {
+                    result.is_error = None;
+                }
+                if result.meta.is_none() {
+                    result.meta = self.result_meta();
+                }
+                Response::result(id, &result)
+            }
+            ToolOutcome::InputRequired(r) => self.input_required(id, r),
+        }
+    }
+}
+
+/// The answer when a tool handler panicked (logged; the message stays on the server).
+fn tool_panicked(entry: &ToolEntry, msg: &str) -> ToolOutcome {
+    let name = &entry.tool.info.name;
+    tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
+    ToolOutcome::Complete(CallToolResult::error(format!(
+        "Tool `{name}` failed unexpectedly (the handler panicked)."
+    )))
+}

@@ -1,0 +1,20 @@
+//! What a server written with the framework usually needs, in one import.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Add two integers.
+//! #[tool]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! let server: Result<Server, BuildError> = Server::builder().tool(add {}).build();
+//! assert!(server.is_ok());
+//! ```
+
+pub use crate::{
+    BuildError, CancellationToken, Elicitation, Error, HttpOptions, Json, Logger, McpError,
+    Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots, Sampled, Server, State,
+    Structured, Tool, prompt, resource, tool,
+};

@@ -1,0 +1,138 @@
+//! One message from a client, as the server reads it: a request tagged by its [`Method`], with
+//! typed params that borrow the raw parts (`arguments`, `inputResponses`) from the message text,
+//! or a notification.
+
+use super::{
+    CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, Method,
+    PaginatedRequestParams, ReadResourceRequestParams, RequestId, RequestMeta,
+    SubscriptionsListenRequestParams,
+};
+use serde_json::value::RawValue;
+
+/// One JSON-RPC message a client sent.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientMessage<'a> {
+    /// A request, to be answered.
+    Request(ClientRequest<'a>),
+    /// A notification, never answered.
+    Notification(ClientNotification),
+}
+
+/// A client request: its id, its `_meta`, and its params by method.
+///
+/// ```
+/// use mcp_runtime::protocol::{ClientParams, ClientRequest, Method, RequestId};
+/// let request = ClientRequest::new(RequestId::Number(1), None, ClientParams::Discover);
+/// assert_eq!(request.method(), Ok(Method::Discover));
+/// assert_eq!(request.method_name(), "server/discover");
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ClientRequest<'a> {
+    /// The request id.
+    pub id: RequestId,
+    /// `params._meta`, taken out of the params (absent: the request is refused with `-32602`).
+    pub meta: Option<Box<RequestMeta>>,
+    /// The params, by method.
+    pub params: ClientParams<'a>,
+}
+
+/// The params of a request, one variant per method, and what the server answers without
+/// reading them: a known method with malformed params, an unknown method.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientParams<'a> {
+    /// `server/discover`.
+    Discover,
+    /// `tools/list`.
+    ToolsList(PaginatedRequestParams),
+    /// `tools/call`.
+    ToolsCall(CallToolRequestParams<'a>),
+    /// `resources/list`.
+    ResourcesList(PaginatedRequestParams),
+    /// `resources/templates/list`.
+    ResourceTemplatesList(PaginatedRequestParams),
+    /// `resources/read`.
+    ResourcesRead(ReadResourceRequestParams<'a>),
+    /// `prompts/list`.
+    PromptsList(PaginatedRequestParams),
+    /// `prompts/get`.
+    PromptsGet(GetPromptRequestParams<'a>),
+    /// `completion/complete`.
+    Complete(CompleteRequestParams),
+    /// `subscriptions/listen`.
+    Listen(SubscriptionsListenRequestParams),
+    /// A method of this revision whose params do not have its shape: answered with `-32602`
+    /// once the request has passed the checks every request passes.
+    Malformed {
+        /// The method.
+        method: Method,
+        /// `params.name` (or `params.uri`) when it could be read, for the `Mcp-Name` check.
+        name: Option<String>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A method this revision does not define.
+    Unknown {
+        /// Its name.
+        method: String,
+        /// Its params, unread.
+        params: Option<&'a RawValue>,
+    },
+}
+
+impl<'a> ClientRequest<'a> {
+    /// A request.
+    pub fn new(id: RequestId, meta: Option<Box<RequestMeta>>, params: ClientParams<'a>) -> Self {
+        ClientRequest { id, meta, params }
+    }
+
+    /// The method, or the name of a method this revision does not define.
+    pub fn method(&self) -> Result<Method, &str> {
+        Ok(match &self.params {
+            ClientParams::Discover => Method::Discover,
+            ClientParams::ToolsList(_) => Method::ToolsList,
+            ClientParams::ToolsCall(_) => Method::ToolsCall,
+            ClientParams::ResourcesList(_) => Method::ResourcesList,
+            ClientParams::ResourceTemplatesList(_) => Method::ResourceTemplatesList,
+            ClientParams::ResourcesRead(_) => Method::ResourcesRead,
+            ClientParams::PromptsList(_) => Method::PromptsList,
+            ClientParams::PromptsGet(_) => Method::PromptsGet,
+            ClientParams::Complete(_) => Method::Complete,
+            ClientParams::Listen(_) => Method::Listen,
+            ClientParams::Malformed { method, .. } => *method,
+            ClientParams::Unknown { method, .. } => return Err(method),
+        })
+    }
+
+    /// The method's name as sent.
+    pub fn method_name(&self) -> &str {
+        match self.method() {
+            Ok(m) => m.name(),
+            Err(name) => name,
+        }
+    }
+
+    /// The primitive the request names: `params.name` of `tools/call` and `prompts/get`,
+    /// `params.uri` of `resources/read` (what the `Mcp-Name` header mirrors).
+    pub fn primitive_name(&self) -> Option<&str> {
+        match &self.params {
+            ClientParams::ToolsCall(p) => Some(&p.name),
+            ClientParams::PromptsGet(p) => Some(&p.name),
+            ClientParams::ResourcesRead(p) => Some(&p.uri),
+            ClientParams::Malformed { name, .. } => name.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// A client notification (its params unread).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ClientNotification {
+    /// The method.
+    pub method: String,
+    /// The params, as sent.
+    pub params: Option<Box<RawValue>>,
+}

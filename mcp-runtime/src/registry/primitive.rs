@@ -1,0 +1,287 @@
+//! The four kinds of primitive a server registers, what converts into each, what the macros
+//! submit at link time, and the unvalidated collection a registry snapshot is built from.
+
+use super::prompt::Prompt;
+use super::resource::{Resource, ResourceTemplate};
+use super::tool::Tool;
+use crate::error::SourceLocation;
+
+/// The kind of a registered primitive, for run-time changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum PrimitiveKind {
+    /// A tool (keyed by name).
+    Tool,
+    /// A fixed resource (keyed by URI).
+    Resource,
+    /// A resource template (keyed by its template).
+    ResourceTemplate,
+    /// A prompt (keyed by name).
+    Prompt,
+}
+
+/// One item for [`ServerBuilder::register`](crate::ServerBuilder::register) and
+/// [`Server::add`](crate::Server::add): a tool, resource, template or prompt.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Primitive {
+    /// A tool.
+    Tool(Tool),
+    /// A fixed resource.
+    Resource(Resource),
+    /// A resource template.
+    ResourceTemplate(ResourceTemplate),
+    /// A prompt.
+    Prompt(Prompt),
+}
+
+impl Primitive {
+    /// Which kind it is.
+    pub fn kind(&self) -> PrimitiveKind {
+        match self {
+            Primitive::Tool(_) => PrimitiveKind::Tool,
+            Primitive::Resource(_) => PrimitiveKind::Resource,
+            Primitive::ResourceTemplate(_) => PrimitiveKind::ResourceTemplate,
+            Primitive::Prompt(_) => PrimitiveKind::Prompt,
+        }
+    }
+
+    /// Records where it was declared, unless it says already.
+    pub(crate) fn with_source(self, loc: SourceLocation) -> Self {
+        match self {
+            Primitive::Tool(t) if t.source.is_none() => Primitive::Tool(t.source(loc)),
+            Primitive::Resource(r) if r.source.is_none() => Primitive::Resource(r.source(loc)),
+            Primitive::ResourceTemplate(r) if r.source.is_none() => {
+                Primitive::ResourceTemplate(r.source(loc))
+            }
+            Primitive::Prompt(p) if p.source.is_none() => Primitive::Prompt(p.source(loc)),
+            other => other,
+        }
+    }
+}
+
+/// Anything that can be registered: a [`Tool`], [`Resource`], [`ResourceTemplate`], [`Prompt`],
+/// or the handle a macro generates next to an annotated function (`add {}` for `#[tool] fn add`).
+///
+/// ```
+/// use mcp_runtime::{IntoPrimitive, PrimitiveKind, Prompt};
+/// assert_eq!(Prompt::new("greet").into_primitive().kind(), PrimitiveKind::Prompt);
+/// ```
+pub trait IntoPrimitive {
+    /// The definition.
+    fn into_primitive(self) -> Primitive;
+}
+
+impl IntoPrimitive for Primitive {
+    fn into_primitive(self) -> Primitive {
+        self
+    }
+}
+
+/// A tool, or the handle `#[tool]` generates (`add {}` for `#[tool] fn add`): what
+/// [`ServerBuilder::tool`](crate::ServerBuilder::tool) takes.
+///
+/// ```
+/// use mcp_runtime::{IntoTool, Tool};
+/// assert_eq!(Tool::new("ping").into_tool().name(), "ping");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "`.tool(..)` takes a `Tool` or the handle of a `#[tool]` function",
+    note = "register resources with `.resource(..)`, resource templates with `.resource_template(..)` and prompts with `.prompt(..)`"
+)]
+pub trait IntoTool {
+    /// The tool.
+    fn into_tool(self) -> Tool;
+}
+
+/// A fixed resource, or the handle `#[resource]` generates for a URI without variables: what
+/// [`ServerBuilder::resource`](crate::ServerBuilder::resource) takes.
+///
+/// ```
+/// use mcp_runtime::{IntoResource, Resource};
+/// assert_eq!(Resource::new("config://app", "config").into_resource().uri(), "config://app");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a fixed resource",
+    label = "`.resource(..)` takes a `Resource` or the handle of a `#[resource]` with a fixed URI",
+    note = "register a URI template (one with `{{variables}}`) with `.resource_template(..)`"
+)]
+pub trait IntoResource {
+    /// The resource.
+    fn into_resource(self) -> Resource;
+}
+
+/// A resource template, or the handle `#[resource]` generates for a URI template: what
+/// [`ServerBuilder::resource_template`](crate::ServerBuilder::resource_template) takes.
+///
+/// ```
+/// use mcp_runtime::{IntoResourceTemplate, ResourceTemplate};
+/// let t = ResourceTemplate::new("notes://{id}", "note").into_resource_template();
+/// assert_eq!(t.uri_template(), "notes://{id}");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource template",
+    label = "`.resource_template(..)` takes a `ResourceTemplate` or the handle of a `#[resource]` with `{{variables}}`",
+    note = "register a resource with a fixed URI with `.resource(..)`"
+)]
+pub trait IntoResourceTemplate {
+    /// The template.
+    fn into_resource_template(self) -> ResourceTemplate;
+}
+
+/// A prompt, or the handle `#[prompt]` generates: what
+/// [`ServerBuilder::prompt`](crate::ServerBuilder::prompt) takes.
+///
+/// ```
+/// use mcp_runtime::{IntoPrompt, Prompt};
+/// assert_eq!(Prompt::new("greet").into_prompt().name(), "greet");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt",
+    label = "`.prompt(..)` takes a `Prompt` or the handle of a `#[prompt]` function"
+)]
+pub trait IntoPrompt {
+    /// The prompt.
+    fn into_prompt(self) -> Prompt;
+}
+
+macro_rules! primitive {
+    ($ty:ident, $variant:ident, $trait:ident, $method:ident) => {
+        impl $trait for $ty {
+            fn $method(self) -> $ty {
+                self
+            }
+        }
+        impl IntoPrimitive for $ty {
+            fn into_primitive(self) -> Primitive {
+                Primitive::$variant(self)
+            }
+        }
+    };
+}
+primitive!(Tool, Tool, IntoTool, into_tool);
+primitive!(Resource, Resource, IntoResource, into_resource);
+primitive!(
+    ResourceTemplate,
+    ResourceTemplate,
+    IntoResourceTemplate,
+    into_resource_template
+);
+primitive!(Prompt, Prompt, IntoPrompt, into_prompt);
+
+/// A primitive submitted at link time by `#[tool]`, `#[resource]` or `#[prompt]`, collected by
+/// [`Server::from_inventory`](crate::Server::from_inventory).
+#[doc(hidden)]
+pub struct Registration {
+    /// What it is.
+    pub kind: PrimitiveKind,
+    /// Name (tools, prompts) or URI / template (resources).
+    pub key: &'static str,
+    /// Builds the definition.
+    pub build: fn() -> Primitive,
+    /// Where it was declared.
+    pub location: SourceLocation,
+}
+
+impl Registration {
+    /// For `inventory::submit!` in generated code.
+    pub const fn new(
+        kind: PrimitiveKind,
+        key: &'static str,
+        build: fn() -> Primitive,
+        file: &'static str,
+        line: u32,
+        column: u32,
+    ) -> Self {
+        Registration {
+            kind,
+            key,
+            build,
+            location: SourceLocation { file, line, column },
+        }
+    }
+
+    /// Every registration of the program: each kind sorted by key, then by line.
+    pub(crate) fn all() -> Vec<&'static Registration> {
+        let mut all: Vec<&Registration> = inventory::iter::<Registration>.into_iter().collect();
+        all.sort_by(|a, b| (a.kind, a.key, a.location.line).cmp(&(b.kind, b.key, b.location.line)));
+        all
+    }
+}
+
+inventory::collect!(Registration);
+
+/// Everything a server holds, before validation, in the order it was registered.
+#[derive(Default, Clone)]
+pub(crate) struct Items {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) templates: Vec<ResourceTemplate>,
+    pub(crate) prompts: Vec<Prompt>,
+    /// Registered but hidden.
+    pub(crate) disabled: Vec<(PrimitiveKind, String)>,
+}
+
+impl Items {
+    pub(crate) fn push(&mut self, item: Primitive) {
+        match item {
+            Primitive::Tool(t) => self.tools.push(t),
+            Primitive::Resource(r) => self.resources.push(r),
+            Primitive::ResourceTemplate(t) => self.templates.push(t),
+            Primitive::Prompt(p) => self.prompts.push(p),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.tools.len() + self.resources.len() + self.templates.len() + self.prompts.len()
+    }
+
+    fn contains(&self, kind: PrimitiveKind, key: &str) -> bool {
+        match kind {
+            PrimitiveKind::Tool => self.tools.iter().any(|t| t.info.name == key),
+            PrimitiveKind::Resource => self.resources.iter().any(|r| r.info.uri == key),
+            PrimitiveKind::ResourceTemplate => {
+                self.templates.iter().any(|t| t.info.uri_template == key)
+            }
+            PrimitiveKind::Prompt => self.prompts.iter().any(|p| p.info.name == key),
+        }
+    }
+
+    pub(crate) fn enabled(&self, kind: PrimitiveKind, key: &str) -> bool {
+        !self.disabled.iter().any(|(k, n)| *k == kind && n == key)
+    }
+
+    /// Removes the item; returns whether it existed.
+    pub(crate) fn remove(&mut self, kind: PrimitiveKind, key: &str) -> bool {
+        let before = self.len();
+        match kind {
+            PrimitiveKind::Tool => self.tools.retain(|t| t.info.name != key),
+            PrimitiveKind::Resource => self.resources.retain(|r| r.info.uri != key),
+            PrimitiveKind::ResourceTemplate => {
+                self.templates.retain(|t| t.info.uri_template != key)
+            }
+            PrimitiveKind::Prompt => self.prompts.retain(|p| p.info.name != key),
+        }
+        self.disabled.retain(|(k, n)| !(*k == kind && n == key));
+        self.len() != before
+    }
+
+    /// Hides or shows the item again; returns whether anything changed.
+    pub(crate) fn set_enabled(&mut self, kind: PrimitiveKind, key: &str, enabled: bool) -> bool {
+        if !self.contains(kind, key) {
+            return false;
+        }
+        let entry = (kind, key.to_owned());
+        if enabled {
+            let before = self.disabled.len();
+            self.disabled.retain(|e| *e != entry);
+            self.disabled.len() != before
+        } else if self.disabled.contains(&entry) {
+            false
+        } else {
+            self.disabled.push(entry);
+            true
+        }
+    }
+}

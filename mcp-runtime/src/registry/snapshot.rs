@@ -1,0 +1,376 @@
+//! The registry as requests see it: an immutable, validated, indexed snapshot of everything
+//! registered ([`Registry`]), rebuilt on every run-time change.
+
+use super::headers::{ParamHeader, collect as collect_param_headers};
+use super::primitive::{Items, PrimitiveKind};
+use super::prompt::{Prompt, PromptFn};
+use super::resource::{Resource, ResourceFn, ResourceTemplate};
+use super::tool::{Tool, ToolHandler};
+use crate::error::{BuildError, McpError, SourceLocation};
+use crate::schema::ArgumentValidator;
+use crate::uri_template::UriTemplate;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Position of each registered name (tool, prompt) or URI in its list.
+///
+/// Hashed with FNV-1a instead of SipHash: the keys are the server's own names, fixed when the
+/// registry is built, so client input only ever looks up (it cannot grow a bucket).
+pub(crate) type NameIndex = HashMap<String, usize, fnv::FnvBuildHasher>;
+
+pub(crate) struct ToolEntry {
+    /// The name, shared (MRTR bindings keep it without a copy).
+    pub(crate) name: Arc<str>,
+    /// Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
+    pub(crate) headers: Vec<ParamHeader>,
+    pub(crate) tool: Tool,
+    pub(crate) json: Box<RawValue>,
+    validator: std::sync::OnceLock<Result<ArgumentValidator, String>>,
+    pub(crate) handler: ToolHandler,
+}
+
+impl ToolEntry {
+    /// The compiled argument validator (compiled now if it was deferred).
+    pub(crate) fn validator(&self) -> Result<&ArgumentValidator, McpError> {
+        self.validator
+            .get_or_init(|| ArgumentValidator::compile(&self.tool.info.input_schema))
+            .as_ref()
+            .map_err(|e| {
+                McpError::internal(format!(
+                    "the inputSchema of tool `{}` does not compile: {e}",
+                    self.tool.info.name
+                ))
+            })
+    }
+}
+
+pub(crate) struct ResourceEntry {
+    pub(crate) resource: Resource,
+    pub(crate) json: Box<RawValue>,
+    pub(crate) handler: Arc<ResourceFn>,
+}
+
+pub(crate) struct TemplateEntry {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) parsed: UriTemplate,
+    pub(crate) json: Box<RawValue>,
+    pub(crate) handler: Arc<ResourceFn>,
+}
+
+pub(crate) struct PromptEntry {
+    pub(crate) prompt: Prompt,
+    pub(crate) json: Box<RawValue>,
+    pub(crate) handler: Arc<PromptFn>,
+    pub(crate) required: Vec<String>,
+}
+
+/// An immutable snapshot of everything registered.
+#[derive(Default)]
+pub(crate) struct Registry {
+    pub(crate) tools: Vec<Arc<ToolEntry>>,
+    pub(crate) tool_index: NameIndex,
+    pub(crate) resources: Vec<Arc<ResourceEntry>>,
+    pub(crate) resource_index: NameIndex,
+    pub(crate) templates: Vec<Arc<TemplateEntry>>,
+    pub(crate) prompts: Vec<Arc<PromptEntry>>,
+    pub(crate) prompt_index: NameIndex,
+}
+
+/// Tool names: 1–64 characters of `[A-Za-z0-9_.-]` (the spec allows 128; clients and the
+/// conformance suite reject more than 64).
+pub(crate) fn check_tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 64 {
+        return Err(format!(
+            "a tool name must be 1 to 64 characters long (this one has {})",
+            name.chars().count()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        return Err(format!(
+            "a tool name may contain only ASCII letters, digits, `_`, `.` and `-` (found {c:?})"
+        ));
+    }
+    Ok(())
+}
+
+fn has_scheme(uri: &str) -> bool {
+    match uri.find(':') {
+        Some(i) if i > 0 => {
+            let scheme = &uri[..i];
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        _ => false,
+    }
+}
+
+fn raw<T: serde::Serialize>(v: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(v).unwrap_or_else(|_| {
+        // Serializing plain data structs cannot fail; keep a valid JSON value regardless.
+        RawValue::from_string("null".to_owned()).unwrap_or_default()
+    })
+}
+
+impl Registry {
+    /// Validates and indexes `items`, reporting every problem at once.
+    pub(crate) fn build(items: &Items) -> Result<Registry, BuildError> {
+        let mut check = Check::default();
+        let mut reg = Registry::default();
+        for tool in &items.tools {
+            if let Some(entry) = check.tool(tool)
+                && items.enabled(PrimitiveKind::Tool, &tool.info.name)
+            {
+                reg.tool_index
+                    .insert(tool.info.name.clone(), reg.tools.len());
+                reg.tools.push(Arc::new(entry));
+            }
+        }
+        for res in &items.resources {
+            if let Some(entry) = check.resource(res)
+                && items.enabled(PrimitiveKind::Resource, &res.info.uri)
+            {
+                reg.resource_index
+                    .insert(res.info.uri.clone(), reg.resources.len());
+                reg.resources.push(Arc::new(entry));
+            }
+        }
+        for t in &items.templates {
+            if let Some(entry) = check.template(t)
+                && items.enabled(PrimitiveKind::ResourceTemplate, &t.info.uri_template)
+            {
+                reg.templates.push(Arc::new(entry));
+            }
+        }
+        for p in &items.prompts {
+            if let Some(entry) = check.prompt(p)
+                && items.enabled(PrimitiveKind::Prompt, &p.info.name)
+            {
+                reg.prompt_index
+                    .insert(p.info.name.clone(), reg.prompts.len());
+                reg.prompts.push(Arc::new(entry));
+            }
+        }
+        let mut errors = check.errors;
+        match errors.len() {
+            0 => Ok(reg),
+            1 => Err(errors.remove(0)),
+            _ => Err(BuildError::Many(errors)),
+        }
+    }
+
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.iter().any(|p| !p.prompt.completers.is_empty())
+            || self
+                .templates
+                .iter()
+                .any(|t| !t.template.completers.is_empty())
+    }
+}
+
+/// The problems found so far, and the names seen (to report duplicates with both places).
+#[derive(Default)]
+struct Check {
+    errors: Vec<BuildError>,
+    seen: HashMap<(&'static str, String), Option<SourceLocation>>,
+}
+
+impl Check {
+    fn invalid(
+        &mut self,
+        kind: &'static str,
+        name: &str,
+        reason: String,
+        at: Option<SourceLocation>,
+    ) {
+        self.errors.push(BuildError::Invalid {
+            kind,
+            name: name.to_owned(),
+            reason,
+            location: at,
+        });
+    }
+
+    /// Records `key`; reports and returns `true` when it was seen before.
+    fn duplicate(&mut self, kind: &'static str, key: &str, at: Option<SourceLocation>) -> bool {
+        match self.seen.get(&(kind, key.to_owned())) {
+            Some(first) => {
+                self.errors.push(BuildError::Duplicate {
+                    kind,
+                    name: key.to_owned(),
+                    first: *first,
+                    second: at,
+                });
+                true
+            }
+            None => {
+                self.seen.insert((kind, key.to_owned()), at);
+                false
+            }
+        }
+    }
+
+    fn tool(&mut self, tool: &Tool) -> Option<ToolEntry> {
+        let (name, at) = (tool.info.name.as_str(), tool.source);
+        if let Err(reason) = check_tool_name(name) {
+            self.invalid("tool", name, reason, at);
+            return None;
+        }
+        if !tool.problems.is_empty() {
+            for reason in &tool.problems {
+                self.invalid("tool", name, reason.clone(), at);
+            }
+            return None;
+        }
+        if self.duplicate("tool", name, at) {
+            return None;
+        }
+        if tool.info.input_schema.get("type") != Some(&Value::from("object")) {
+            let reason = "its inputSchema must have `\"type\": \"object\"` at the root".into();
+            self.invalid("tool", name, reason, at);
+            return None;
+        }
+        // Hand-written schemas are checked now, so a bad one is a startup error; generated ones
+        // are valid by construction and compiled on first use (faster cold start).
+        let validator = std::sync::OnceLock::new();
+        if tool.schema_derived && crate::schema::enforced_by_types(&tool.info.input_schema) {
+            // Every keyword is one the typed parse enforces itself (types, required fields, no
+            // unknown fields): the handler's deserialization is the validation.
+            let _ = validator.set(Ok(ArgumentValidator::TypedParse));
+        } else if !tool.schema_derived {
+            match ArgumentValidator::compile(&tool.info.input_schema) {
+                Ok(v) => {
+                    let _ = validator.set(Ok(v));
+                }
+                Err(e) => {
+                    let reason = format!("its inputSchema is not a valid JSON Schema: {e}");
+                    self.invalid("tool", name, reason, at);
+                    return None;
+                }
+            }
+        }
+        let headers = match collect_param_headers(&tool.info.input_schema) {
+            Ok(h) => h,
+            Err(reason) => {
+                self.invalid("tool", name, reason, at);
+                return None;
+            }
+        };
+        let Some(handler) = tool.handler.clone() else {
+            self.invalid("tool", name, "it has no handler".into(), at);
+            return None;
+        };
+        Some(ToolEntry {
+            name: Arc::from(name),
+            headers,
+            json: raw(&tool.info),
+            tool: tool.clone(),
+            validator,
+            handler,
+        })
+    }
+
+    fn resource(&mut self, res: &Resource) -> Option<ResourceEntry> {
+        let (uri, at) = (res.info.uri.as_str(), res.source);
+        if !has_scheme(uri) {
+            let reason = "a resource URI must start with a scheme, like `config://service`";
+            self.invalid("resource", uri, reason.into(), at);
+            return None;
+        }
+        if res.info.name.is_empty() {
+            self.invalid("resource", uri, "its name is empty".into(), at);
+            return None;
+        }
+        if self.duplicate("resource", uri, at) {
+            return None;
+        }
+        let Some(handler) = res.handler.clone() else {
+            self.invalid("resource", uri, "it has no handler".into(), at);
+            return None;
+        };
+        Some(ResourceEntry {
+            json: raw(&res.info),
+            resource: res.clone(),
+            handler,
+        })
+    }
+
+    fn template(&mut self, t: &ResourceTemplate) -> Option<TemplateEntry> {
+        const KIND: &str = "resource template";
+        let (text, at) = (t.info.uri_template.as_str(), t.source);
+        let parsed = match UriTemplate::parse(text) {
+            Ok(p) => p,
+            Err(e) => {
+                self.invalid(KIND, text, e, at);
+                return None;
+            }
+        };
+        if !has_scheme(text) {
+            let reason = "a URI template must start with a scheme, like `files://{path}`";
+            self.invalid(KIND, text, reason.into(), at);
+            return None;
+        }
+        if self.duplicate(KIND, text, at) {
+            return None;
+        }
+        for var in t.completers.keys() {
+            if !parsed.variables().any(|v| v == var) {
+                let reason = format!(
+                    "a completer is declared for `{var}`, which is not a variable of the template"
+                );
+                self.invalid(KIND, text, reason, at);
+            }
+        }
+        let Some(handler) = t.handler.clone() else {
+            self.invalid(KIND, text, "it has no handler".into(), at);
+            return None;
+        };
+        Some(TemplateEntry {
+            json: raw(&t.info),
+            template: t.clone(),
+            parsed,
+            handler,
+        })
+    }
+
+    fn prompt(&mut self, p: &Prompt) -> Option<PromptEntry> {
+        let (name, at) = (p.info.name.as_str(), p.source);
+        if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            let reason = "a prompt name must be non-empty, without spaces or control characters";
+            self.invalid("prompt", name, reason.into(), at);
+            return None;
+        }
+        if self.duplicate("prompt", name, at) {
+            return None;
+        }
+        let args = p.info.arguments.as_deref().unwrap_or_default();
+        for var in p.completers.keys() {
+            if !args.iter().any(|a| &a.name == var) {
+                let reason = format!(
+                    "a completer is declared for `{var}`, which is not an argument of the prompt"
+                );
+                self.invalid("prompt", name, reason, at);
+            }
+        }
+        let Some(handler) = p.handler.clone() else {
+            self.invalid("prompt", name, "it has no handler".into(), at);
+            return None;
+        };
+        Some(PromptEntry {
+            json: raw(&p.info),
+            required: args
+                .iter()
+                .filter(|a| a.required == Some(true))
+                .map(|a| a.name.clone())
+                .collect(),
+            prompt: p.clone(),
+            handler,
+        })
+    }
+}

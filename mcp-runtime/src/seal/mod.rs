@@ -1,0 +1,29 @@
+//! The sealed `requestState` of multi round-trip requests: keys, what a state is bound to, the
+//! record it carries, and what one request brings into its round.
+//!
+//! A state is XChaCha20-Poly1305 over a compact binary record (`record`), bound to the method,
+//! the name, the canonical arguments and the caller (`binding`), sealed with the first key of a
+//! ring and opened with any (`keyring`). Nothing in it is readable or changeable by the client,
+//! and nothing of it is kept in server memory between rounds. The typed API handlers use sits
+//! above, in [`mrtr`](crate::mrtr).
+
+mod binding;
+mod keyring;
+mod record;
+mod responses;
+mod round;
+
+use std::time::Duration;
+
+pub(crate) use binding::Binding;
+pub use keyring::KeyRing;
+pub(crate) use record::{Answers, Sealer};
+pub(crate) use responses::parse_responses;
+pub(crate) use round::{InputData, LazyBinding};
+
+/// Default lifetime of a `requestState`.
+pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(5 * 60);
+/// Largest accepted `requestState`, in bytes of its wire form.
+pub const MAX_STATE_BYTES: usize = 64 * 1024;
+/// Most rounds one request may take before the server refuses to ask again.
+pub const MAX_ROUNDS: u32 = 16;

@@ -1,0 +1,229 @@
+//! Streamable HTTP (2026-07-28): one endpoint, POST only, one message per POST, JSON or SSE
+//! answers chosen per request.
+//!
+//! Validation order (the first failing step answers):
+//!
+//! | step | failure | status | JSON-RPC |
+//! |---|---|---|---|
+//! | method is POST | GET, DELETE, … | 405 (`Allow: POST`) | – |
+//! | `Host` and `Origin` allowed (`guard`) | DNS-rebinding guard | 403 | – |
+//! | authentication (when configured) | per authenticator | 401/403 | – |
+//! | `Content-Type` is `application/json` (`negotiate`) | | 415 | `-32600` |
+//! | `Accept` admits JSON or SSE | | 406 | `-32600` |
+//! | body within the limit | | 413 | `-32600` |
+//! | body parses | invalid JSON / not one request object | 400 | `-32700` / `-32600` |
+//! | notification | accepted | 202 | – |
+//! | `params` is an object, `_meta` has version and capabilities | | 400 | `-32602` |
+//! | `MCP-Protocol-Version` equals `_meta` (`headers`) | | 400 | `-32020` |
+//! | `Mcp-Method`, `Mcp-Name` equal the body | | 400 | `-32020` |
+//! | version supported | | 400 | `-32022` |
+//! | method known and advertised | | 404 | `-32601` |
+//! | `tools/call`: `Mcp-Param-*` equal the arguments | | 400 | `-32020` |
+//! | the method's own errors | missing client capability | 400 | `-32021` |
+//! | | anything else (unknown tool, bad arguments, …) | 200 | `-32602`, `-32603`, … |
+//!
+//! `Mcp-Session-Id` and `Last-Event-ID` are ignored: the protocol has no sessions and no resumption.
+
+mod guard;
+mod headers;
+mod negotiate;
+mod options;
+mod sse;
+
+pub use options::{Authenticator, HttpOptions};
+
+use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Outgoing, Response as Answer};
+use crate::error::McpError;
+use crate::protocol::codes;
+use axum::Router;
+use axum::body::{Body, HttpBody as _};
+use axum::extract::{Request, State};
+use axum::response::Response;
+use bytes::Bytes;
+use headers::HeaderChecks;
+use http::{HeaderValue, StatusCode, header};
+use std::sync::Arc;
+
+struct Endpoint {
+    dispatcher: Arc<Dispatcher>,
+    options: HttpOptions,
+}
+
+/// An axum router serving `dispatcher` at the options' path.
+pub(crate) fn router(dispatcher: Arc<Dispatcher>, options: HttpOptions) -> Router {
+    let path = options.path.clone();
+    let endpoint = Arc::new(Endpoint {
+        dispatcher,
+        options,
+    });
+    Router::new()
+        .route(
+            &path,
+            axum::routing::post(handle).fallback(method_not_allowed),
+        )
+        .with_state(endpoint)
+}
+
+/// Serves on `listener` until Ctrl-C, then ends listen streams gracefully.
+pub(crate) async fn serve(
+    dispatcher: Arc<Dispatcher>,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+) -> std::io::Result<()> {
+    let shutdown = dispatcher.shutdown.clone();
+    axum::serve(listener, router(dispatcher, options))
+        .with_graceful_shutdown(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            shutdown.cancel();
+        })
+        .await
+}
+
+async fn method_not_allowed() -> Response {
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+    resp.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    resp
+}
+
+fn plain_status(status: StatusCode, message: &str) -> Response {
+    let mut resp = Response::new(Body::from(message.to_owned()));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
+}
+
+fn json_response(status: StatusCode, body: Bytes) -> Response {
+    let mut resp = Response::new(Body::from(body));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+/// The status of a JSON-RPC answer: the table at the top of this module.
+fn status(answer: &Answer) -> StatusCode {
+    match answer.error_code() {
+        None => StatusCode::OK,
+        Some(codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            codes::PARSE_ERROR
+            | codes::INVALID_REQUEST
+            | codes::HEADER_MISMATCH
+            | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | codes::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        // Refused before its method ran: no `_meta`, or `params` that are not an object.
+        Some(codes::INVALID_PARAMS) if answer.is_rejection() => StatusCode::BAD_REQUEST,
+        Some(_) => StatusCode::OK,
+    }
+}
+
+fn answer(answer: Answer) -> Response {
+    json_response(status(&answer), answer.body)
+}
+
+/// A request refused by the transport before it was read, with `-32600`.
+fn transport_error(status: StatusCode, message: &str) -> Response {
+    let error = McpError::new(codes::INVALID_REQUEST, message);
+    json_response(status, Answer::error(None, &error).body)
+}
+
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let options = &endpoint.options;
+    if !guard::host_allowed(options, &parts.headers)
+        || !guard::origin_allowed(options, &parts.headers)
+    {
+        return plain_status(
+            StatusCode::FORBIDDEN,
+            "Forbidden: this Host or Origin is not allowed (DNS rebinding protection)",
+        );
+    }
+    let caller = match &options.authenticator {
+        None => None,
+        Some(auth) => match auth(&parts) {
+            Ok(c) => c.map(Arc::new),
+            Err(resp) => return resp,
+        },
+    };
+    if !negotiate::content_type_ok(&parts.headers) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: send the JSON-RPC message as application/json",
+        );
+    }
+    let accept = negotiate::accepts(&parts.headers);
+    if !accept.json && !accept.sse {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: accept application/json and text/event-stream",
+        );
+    }
+    let bytes = match read_body(body, options.body_limit).await {
+        Ok(b) => b,
+        Err(response) => return response,
+    };
+    let handled = endpoint.dispatcher.handle(
+        &bytes,
+        Ingress {
+            caller,
+            checks: Some(&HeaderChecks::new(&parts.headers)),
+        },
+    );
+    let mut call = match handled {
+        Handled::Notification(_) => {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = StatusCode::ACCEPTED;
+            return resp;
+        }
+        Handled::Call(call) => call,
+    };
+    let keepalive = options.keepalive;
+    match call.next_message().await {
+        Some(Outgoing::Response(r)) if accept.json => answer(r),
+        Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive),
+        Some(Outgoing::Notification(n)) if accept.sse => sse::response(n, Some(call), keepalive),
+        Some(Outgoing::Notification(_)) => {
+            // The client takes JSON only: request-scoped notifications cannot be delivered.
+            answer(Call::response(call).await)
+        }
+        None => transport_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal error: the request produced no response",
+        ),
+    }
+}
+
+/// Reads the whole body, refusing more than `limit` bytes (413; a declared `Content-Length`
+/// above the limit is refused before reading).
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
+    let too_large = || {
+        transport_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!("Payload Too Large: the body exceeds {limit} bytes"),
+        )
+    };
+    if body.size_hint().lower() > limit as u64 {
+        return Err(too_large());
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+        while let Some(err) = source {
+            if err.is::<http_body_util::LengthLimitError>() {
+                return too_large();
+            }
+            source = err.source();
+        }
+        transport_error(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the body could not be read",
+        )
+    })
+}
