@@ -9,68 +9,35 @@ use crate::error::McpError;
 use crate::protocol::{
     CompleteRequestParams, CompleteResult, Completion, CompletionReference, ResultType,
 };
-use crate::registry::{Completer, CompletionRequest};
+use crate::registry::{Completer, CompletionRequest, Registry};
 use std::sync::Arc;
 
 /// Most values one completion answers with (the spec's limit).
 const MAX_VALUES: usize = 100;
 
 impl Dispatcher {
+    /// Finds the completer and starts it.
     pub(super) fn start_complete(
         self: &Arc<Self>,
+        reg: &Registry,
         params: CompleteRequestParams,
         cx: RequestContext,
-    ) -> Work {
+    ) -> Result<Work, McpError> {
+        let completer = completer(reg, &params)?;
         let d = self.clone();
-        Work::Other(Box::pin(async move { d.complete(params, cx).await }))
-    }
-
-    /// The completer of the argument or variable; `None` when it has none.
-    fn completer(&self, params: &CompleteRequestParams) -> Result<Option<Completer>, McpError> {
-        let reg = self.registry();
-        let argument = &params.argument.name;
-        match &params.reference {
-            CompletionReference::Prompt { name, .. } => {
-                let Some(&i) = reg.prompt_index.get(name) else {
-                    return Err(McpError::invalid_params(format!("Unknown prompt: {name}")));
-                };
-                let prompt = &reg.prompts[i].prompt;
-                let known = prompt
-                    .info
-                    .arguments
-                    .as_deref()
-                    .unwrap_or_default()
-                    .iter()
-                    .any(|a| &a.name == argument);
-                if !known {
-                    return Err(McpError::invalid_params(format!(
-                        "Invalid params: prompt `{name}` has no argument `{argument}`"
-                    )));
-                }
-                Ok(prompt.completers.get(argument).cloned())
-            }
-            CompletionReference::Resource { uri } => {
-                let Some(t) = reg
-                    .templates
-                    .iter()
-                    .find(|t| t.template.info.uri_template == *uri)
-                else {
-                    return Err(McpError::invalid_params(format!(
-                        "Invalid params: no resource template `{uri}`"
-                    )));
-                };
-                Ok(t.template.completers.get(argument).cloned())
-            }
-        }
+        Ok(Work::Other(Box::pin(async move {
+            d.complete(completer, params, cx).await
+        })))
     }
 
     async fn complete(
         &self,
+        completer: Option<Completer>,
         params: CompleteRequestParams,
         cx: RequestContext,
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
-        let mut completion = match self.completer(&params)? {
+        let mut completion = match completer {
             None => Completion::default(),
             Some(c) => {
                 let context = params
@@ -107,5 +74,46 @@ impl Dispatcher {
                 meta: self.result_meta(),
             },
         ))
+    }
+}
+
+/// The completer of the argument or variable; `None` when it has none.
+fn completer(
+    reg: &Registry,
+    params: &CompleteRequestParams,
+) -> Result<Option<Completer>, McpError> {
+    let argument = &params.argument.name;
+    match &params.reference {
+        CompletionReference::Prompt { name, .. } => {
+            let Some(&i) = reg.prompt_index.get(name) else {
+                return Err(McpError::invalid_params(format!("Unknown prompt: {name}")));
+            };
+            let prompt = &reg.prompts[i].prompt;
+            let known = prompt
+                .info
+                .arguments
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .any(|a| &a.name == argument);
+            if !known {
+                return Err(McpError::invalid_params(format!(
+                    "Invalid params: prompt `{name}` has no argument `{argument}`"
+                )));
+            }
+            Ok(prompt.completers.get(argument).cloned())
+        }
+        CompletionReference::Resource { uri } => {
+            let Some(t) = reg
+                .templates
+                .iter()
+                .find(|t| t.template.info.uri_template == *uri)
+            else {
+                return Err(McpError::invalid_params(format!(
+                    "Invalid params: no resource template `{uri}`"
+                )));
+            };
+            Ok(t.template.completers.get(argument).cloned())
+        }
     }
 }

@@ -6,9 +6,9 @@ use super::Dispatcher;
 use super::encode::Response;
 use crate::context::RequestContext;
 use crate::error::McpError;
+use crate::protocol::RawInputResponses;
 use crate::protocol::{InputRequiredResult, Method, RequestId, ResultType};
-use crate::seal::{Binding, InputData, LazyBinding, parse_responses};
-use serde_json::value::RawValue;
+use crate::seal::{Binding, InputData, LazyBinding, Responses};
 use std::sync::Arc;
 
 /// What a request brings to its round: the primitive it names and its arguments (bound into any
@@ -18,7 +18,7 @@ pub(super) struct Round<'a> {
     pub(super) name: Arc<str>,
     /// The arguments' JSON text as sent (`null` when the method has none).
     pub(super) arguments: Arc<str>,
-    pub(super) responses: Option<&'a RawValue>,
+    pub(super) responses: Option<RawInputResponses<'a>>,
     pub(super) state: Option<String>,
 }
 
@@ -29,7 +29,7 @@ impl Dispatcher {
         cx: &RequestContext,
         round: Round<'_>,
     ) -> Result<(), McpError> {
-        let responses = parse_responses(round.responses)?;
+        let responses = Responses::read(round.responses);
         let method = round.method.name();
         let caller = cx.caller().map(|c| c.subject.as_str());
         let (binding, previous) = match round.state {

@@ -7,7 +7,7 @@ use crate::error::McpError;
 use crate::protocol::{
     CacheScope, DiscoverResult, Method, PaginatedRequestParams, RequestId, ResultMeta, ResultType,
 };
-use crate::registry::NameIndex;
+use crate::registry::{NameIndex, Registry};
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -31,11 +31,11 @@ impl Dispatcher {
     /// One page of a list method.
     pub(super) fn list_page(
         &self,
+        reg: &Registry,
         method: Method,
         id: &RequestId,
         params: PaginatedRequestParams,
     ) -> Result<Response, McpError> {
-        let reg = self.registry();
         let cfg = &self.config;
         let cursor = params.cursor.as_deref();
         // Only the page is touched: the cursor is resolved through the name index (O(1)), and

@@ -106,8 +106,10 @@ impl Dispatcher {
             Ok(ClientMessage::Notification(n)) => return Handled::Notification(n),
             Ok(ClientMessage::Request(request)) => request,
         };
-        match validate::validate(self, &request, ingress.checks) {
-            Ok(method) => Handled::Call(self.route(request, method, ingress)),
+        // One snapshot of the registry serves the whole request.
+        let registry = self.registry();
+        match validate::validate(self, &registry, &request, ingress.checks) {
+            Ok(method) => Handled::Call(self.route(request, method, &registry, ingress)),
             Err(error) => {
                 let id = request.id;
                 let response = Rejection::new(Some(id.clone()), error).into_response();

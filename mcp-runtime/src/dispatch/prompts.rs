@@ -9,7 +9,7 @@ use super::route::Work;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{GetPromptRequestParams, Method, ResultType};
-use crate::registry::{PromptGet, PromptOutcome};
+use crate::registry::{PromptGet, PromptOutcome, Registry};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
@@ -19,10 +19,10 @@ impl Dispatcher {
     /// Finds and checks the prompt, opens its client input and starts its handler.
     pub(super) fn start_prompt(
         self: &Arc<Self>,
+        reg: &Registry,
         params: GetPromptRequestParams<'_>,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
-        let reg = self.registry();
         let Some(entry) = reg
             .prompt_index
             .get(&params.name)
@@ -33,7 +33,6 @@ impl Dispatcher {
                 params.name
             )));
         };
-        drop(reg);
         let name = params.name;
         let mut arguments = BTreeMap::new();
         for (k, v) in params.arguments.unwrap_or_default() {

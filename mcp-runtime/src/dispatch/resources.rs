@@ -9,7 +9,7 @@ use super::route::Work;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{Method, ReadResourceRequestParams, ReadResourceResult, ResultType};
-use crate::registry::{ResourceOutcome, ResourceRead};
+use crate::registry::{Registry, ResourceOutcome, ResourceRead};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -17,10 +17,10 @@ impl Dispatcher {
     /// Finds the resource, opens its client input and starts its handler.
     pub(super) fn start_read(
         self: &Arc<Self>,
+        reg: &Registry,
         params: ReadResourceRequestParams<'_>,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
-        let reg = self.registry();
         let uri = params.uri;
         let (handler, variables, hint) = if let Some(&i) = reg.resource_index.get(&uri) {
             let e = &reg.resources[i];
@@ -34,7 +34,6 @@ impl Dispatcher {
         } else {
             return Err(McpError::resource_not_found(&uri));
         };
-        drop(reg);
         let hint = hint.unwrap_or(self.config.read_cache);
         self.prepare_input(
             &cx,

@@ -8,7 +8,7 @@ use super::{Dispatcher, Ingress};
 use crate::context::{ContextInner, Notifier, RequestContext};
 use crate::error::McpError;
 use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId};
-use crate::registry::BoxFuture;
+use crate::registry::{BoxFuture, Registry};
 use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
@@ -31,6 +31,7 @@ impl Dispatcher {
         self: &Arc<Self>,
         request: ClientRequest<'_>,
         method: Method,
+        reg: &Registry,
         ingress: Ingress<'_>,
     ) -> Call {
         let ClientRequest { id, meta, params } = request;
@@ -79,7 +80,7 @@ impl Dispatcher {
                 progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             }),
         };
-        let work = match self.start(params, cx, ingress.checks) {
+        let work = match self.start(params, cx, reg, ingress.checks) {
             Ok(Work::Ready(response)) => return Call::new(id, rx, None, Some(response), cancel),
             Err(e) => {
                 let response = Response::error(Some(&id), &e);
@@ -100,25 +101,28 @@ impl Dispatcher {
         self: &Arc<Self>,
         params: ClientParams<'_>,
         cx: RequestContext,
+        reg: &Registry,
         checks: Option<&dyn super::TransportChecks>,
     ) -> Result<Work, McpError> {
         let id = cx.request_id();
         Ok(match params {
             ClientParams::Discover => Work::Ready(Response::result(id, &self.discover_result())),
-            ClientParams::ToolsList(p) => Work::Ready(self.list_page(Method::ToolsList, id, p)?),
+            ClientParams::ToolsList(p) => {
+                Work::Ready(self.list_page(reg, Method::ToolsList, id, p)?)
+            }
             ClientParams::ResourcesList(p) => {
-                Work::Ready(self.list_page(Method::ResourcesList, id, p)?)
+                Work::Ready(self.list_page(reg, Method::ResourcesList, id, p)?)
             }
             ClientParams::ResourceTemplatesList(p) => {
-                Work::Ready(self.list_page(Method::ResourceTemplatesList, id, p)?)
+                Work::Ready(self.list_page(reg, Method::ResourceTemplatesList, id, p)?)
             }
             ClientParams::PromptsList(p) => {
-                Work::Ready(self.list_page(Method::PromptsList, id, p)?)
+                Work::Ready(self.list_page(reg, Method::PromptsList, id, p)?)
             }
-            ClientParams::ToolsCall(p) => self.start_tool_call(p, cx, checks)?,
-            ClientParams::ResourcesRead(p) => self.start_read(p, cx)?,
-            ClientParams::PromptsGet(p) => self.start_prompt(p, cx)?,
-            ClientParams::Complete(p) => self.start_complete(p, cx),
+            ClientParams::ToolsCall(p) => self.start_tool_call(reg, p, cx, checks)?,
+            ClientParams::ResourcesRead(p) => self.start_read(reg, p, cx)?,
+            ClientParams::PromptsGet(p) => self.start_prompt(reg, p, cx)?,
+            ClientParams::Complete(p) => self.start_complete(reg, p, cx)?,
             ClientParams::Listen(p) => self.start_listen(p, cx),
             ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
             ClientParams::Unknown { method, .. } => {

@@ -9,7 +9,9 @@ use super::{Dispatcher, TransportChecks};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{CallToolRequestParams, CallToolResult, Method, RequestId, ResultType};
-use crate::registry::{Arguments, BoxFuture, ToolCall, ToolEntry, ToolHandler, ToolOutcome};
+use crate::registry::{
+    Arguments, BoxFuture, Registry, ToolCall, ToolEntry, ToolHandler, ToolOutcome,
+};
 use serde_json::value::RawValue;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -27,11 +29,11 @@ impl Dispatcher {
     /// handler's future and what answering needs are kept for later (a small future to box).
     pub(super) fn start_tool_call(
         &self,
+        reg: &Registry,
         params: CallToolRequestParams<'_>,
         cx: RequestContext,
         checks: Option<&dyn TransportChecks>,
     ) -> Result<Work, McpError> {
-        let reg = self.registry();
         let Some(entry) = reg
             .tool_index
             .get(&params.name)
@@ -42,7 +44,6 @@ impl Dispatcher {
                 params.name
             )));
         };
-        drop(reg);
         // The text is one JSON value (serde_json delimited it): its first byte tells its type.
         let arguments = match params.arguments.map(RawValue::get) {
             None | Some("null") => Arguments::empty(),

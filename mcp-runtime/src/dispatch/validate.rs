@@ -5,10 +5,12 @@
 use super::{Dispatcher, TransportChecks};
 use crate::error::McpError;
 use crate::protocol::{ClientRequest, LATEST_PROTOCOL_VERSION, Method, codes};
+use crate::registry::Registry;
 
 /// Runs the checks; the request's method when it passes them.
 pub(crate) fn validate(
     d: &Dispatcher,
+    reg: &Registry,
     request: &ClientRequest<'_>,
     transport: Option<&dyn TransportChecks>,
 ) -> Result<Method, McpError> {
@@ -17,7 +19,7 @@ pub(crate) fn validate(
         transport.check_request(request)?;
     }
     version(d, request)?;
-    method(d, request)
+    method(d, reg, request)
 }
 
 /// The required `_meta` fields (`-32602`).
@@ -74,9 +76,9 @@ fn request_version<'r>(request: &'r ClientRequest<'_>) -> &'r str {
 }
 
 /// The method exists in this revision and its capability is advertised (`-32601`).
-fn method(d: &Dispatcher, request: &ClientRequest<'_>) -> Result<Method, McpError> {
+fn method(d: &Dispatcher, reg: &Registry, request: &ClientRequest<'_>) -> Result<Method, McpError> {
     match request.method() {
-        Ok(m) if advertised(d, m) => Ok(m),
+        Ok(m) if advertised(d, reg, m) => Ok(m),
         Ok(m) => Err(McpError::new(
             codes::METHOD_NOT_FOUND,
             format!(
@@ -101,8 +103,7 @@ fn method(d: &Dispatcher, request: &ClientRequest<'_>) -> Result<Method, McpErro
 
 /// Whether the capability `method` belongs to is advertised. Mirrors
 /// [`Dispatcher::capabilities`] without building it (no allocation on the request path).
-fn advertised(d: &Dispatcher, method: Method) -> bool {
-    let reg = d.registry();
+fn advertised(d: &Dispatcher, reg: &Registry, method: Method) -> bool {
     match method {
         Method::Discover => true,
         Method::ToolsList | Method::ToolsCall => !reg.tools.is_empty(),

@@ -1,8 +1,9 @@
 //! Parameters and results of every method a 2026-07-28 server serves.
 
 use super::{
-    Content, Icon, Implementation, NotificationMeta, ProgressToken, RequestId, RequestMeta,
-    Resource, ResourceContents, ResourceTemplate, ResultMeta, Role, ServerCapabilities,
+    Content, Icon, Implementation, NotificationMeta, ProgressToken, RawInputResponses, RequestId,
+    RequestMeta, Resource, ResourceContents, ResourceTemplate, ResultMeta, Role,
+    ServerCapabilities,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -153,7 +154,8 @@ pub struct ListToolsResult {
     pub meta: Option<ResultMeta>,
 }
 
-/// `tools/call` params, borrowing `arguments` and `inputResponses` from the message's text:
+/// `tools/call` params, borrowing `arguments` and the answers in `inputResponses` from the
+/// message's text:
 /// they are delimited when the request is read, and parsed only into the types the handler asks
 /// for.
 ///
@@ -172,9 +174,9 @@ pub struct CallToolRequestParams<'a> {
     /// Arguments, as sent (any JSON here; the server requires an object).
     #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<&'a RawValue>,
-    /// MRTR answers, as sent.
+    /// MRTR answers, each as sent.
     #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<&'a RawValue>,
+    pub input_responses: Option<RawInputResponses<'a>>,
     /// MRTR state echoed back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
@@ -305,9 +307,9 @@ pub struct ListResourceTemplatesResult {
 pub struct ReadResourceRequestParams<'a> {
     /// The URI to read.
     pub uri: String,
-    /// MRTR answers, as sent.
+    /// MRTR answers, each as sent.
     #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<&'a RawValue>,
+    pub input_responses: Option<RawInputResponses<'a>>,
     /// MRTR state echoed back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
@@ -417,9 +419,9 @@ pub struct GetPromptRequestParams<'a> {
     /// String arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
-    /// MRTR answers, as sent.
+    /// MRTR answers, each as sent.
     #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<&'a RawValue>,
+    pub input_responses: Option<RawInputResponses<'a>>,
     /// MRTR state echoed back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,

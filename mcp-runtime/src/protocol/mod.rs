@@ -15,12 +15,14 @@
 
 mod content;
 mod elicitation;
+pub mod indexmap_lite;
 mod jsonrpc;
 mod messages;
 pub(crate) mod meta;
 mod method;
 mod mrtr;
 mod request;
+mod sampling;
 
 pub use content::*;
 pub use elicitation::*;
@@ -30,3 +32,4 @@ pub use meta::*;
 pub use method::Method;
 pub use mrtr::*;
 pub use request::{ClientMessage, ClientNotification, ClientParams, ClientRequest};
+pub use sampling::*;

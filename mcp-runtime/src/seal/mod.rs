@@ -18,7 +18,7 @@ use std::time::Duration;
 pub(crate) use binding::Binding;
 pub use keyring::KeyRing;
 pub(crate) use record::{Answers, Sealer};
-pub(crate) use responses::parse_responses;
+pub(crate) use responses::Responses;
 pub(crate) use round::{InputData, LazyBinding};
 
 /// Default lifetime of a `requestState`.
