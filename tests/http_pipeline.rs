@@ -741,6 +741,86 @@ async fn every_error_path_of_the_pipeline() {
     );
 }
 
+/// Well-formed `tools/call` bodies written in every way the wire allows: each must be read by the
+/// one-pass reader, and read exactly as the general reader reads it.
+fn tool_call_variants() -> Vec<Vec<u8>> {
+    let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{},"elicitation":{"form":{}}},"progressToken":"p-1","io.modelcontextprotocol/logLevel":"info","traceparent":"00-1-2-01"}"#;
+    let calls = [
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},"_meta":{meta}}}}}"#),
+        // Keys in another order, `_meta` first, `method` last.
+        format!(r#"{{"params":{{"_meta":{meta},"arguments":{{"text":"hi"}},"name":"echo"}},"id":"a-1","jsonrpc":"2.0","method":"tools/call"}}"#),
+        // Whitespace everywhere.
+        format!("{{ \"jsonrpc\" : \"2.0\" ,\n \"id\" : -7 , \"method\" : \"tools/call\" ,\t\"params\" : {{ \"name\" : \"echo\" , \"arguments\" : {{ \"text\" : \"a b\" }} , \"_meta\" : {meta} }} }}"),
+        // Escapes in the name, the arguments, the id and `_meta`.
+        format!(r#"{{"jsonrpc":"2.0","id":"\u0061","method":"tools/call","params":{{"name":"\u0065cho","arguments":{{"text":"\"quoted\" \u00e9"}},"_meta":{meta}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c\u00e9","version":"1"}}}}"#.to_owned(),
+        // No arguments, null arguments, arguments that are no object (refused later, read alike).
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"work","_meta":{meta}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"work","arguments":null,"_meta":{meta}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"echo","arguments":[1,2],"_meta":{meta}}}}}"#),
+        // A retry: answers by key (a duplicate key: the last wins) and a state.
+        format!(r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},"inputResponses":{{"goal":{{"action":"accept","content":{{"value":"x"}}}},"roots":{{"roots":[]}},"goal":{{"action":"cancel"}}}},"requestState":"v1.abc","_meta":{meta}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},"inputResponses":null,"_meta":{meta}}}}}"#),
+        // Members this revision does not define are ignored by both.
+        format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","extra":[1,{{"a":null}}],"params":{{"name":"echo","task":{{"ttl":1}},"arguments":{{}},"_meta":{meta}}}}}"#),
+        // No `_meta` (refused later, read alike).
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo"}}"#.to_owned(),
+    ];
+    calls.into_iter().map(String::into_bytes).collect()
+}
+
+/// The one-pass `tools/call` reader and the general reader read every body of the error table
+/// and every well-formed variant the same way; the one-pass reader declines whatever it does not
+/// read (a malformed body, another method), which the general reader then reports.
+#[test]
+fn both_request_readers_read_every_body_alike() {
+    let variants = tool_call_variants();
+    let table_bodies: Vec<Vec<u8>> = table(8000).into_iter().map(|r| r.body).collect();
+    let mut read_by_both = 0;
+    for body in variants.iter().chain(&table_bodies) {
+        let text = String::from_utf8_lossy(body);
+        let (fast, general) = mcp_runtime::__private::decode_with_both_readers(body);
+        match fast {
+            Some(fast) => {
+                read_by_both += 1;
+                assert_eq!(Ok(fast), general, "the readers differ on {text}");
+            }
+            None => assert!(
+                !variants.contains(body),
+                "the one-pass reader declined a well-formed call: {text}"
+            ),
+        }
+    }
+    // Every variant, and the well-formed calls of the table.
+    assert!(
+        read_by_both > variants.len() + 5,
+        "only {read_by_both} bodies were read by both readers"
+    );
+    // Malformations the one-pass reader must leave to the general one (which reports them).
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["echo"]}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":5,"name":"echo"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","inputResponses":[1]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"},"result":{}}"#,
+        r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"e"}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"e"}}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"e"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"}"#,
+    ] {
+        let (fast, general) = mcp_runtime::__private::decode_with_both_readers(body.as_bytes());
+        assert_eq!(fast, None, "the one-pass reader read {body}");
+        let general = general.unwrap_or_else(|e| e);
+        assert!(
+            general.contains("-32700")
+                || general.contains("-32600")
+                || general.contains("-32602")
+                || general.contains("Malformed"),
+            "the general reader let {body} through as {general}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn oversized_body_is_413() {
     let http = spawn_http_with(pipeline_server(), HttpOptions::default().body_limit(1024)).await;

@@ -3,7 +3,7 @@
 use super::Dispatcher;
 use super::encode::Response;
 use super::panic::catch_panic;
-use super::route::Work;
+use super::work::Work;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{

@@ -4,7 +4,7 @@
 
 use super::Dispatcher;
 use super::encode::Response;
-use super::route::Work;
+use super::work::Work;
 use crate::bus::Change;
 use crate::context::RequestContext;
 use crate::error::McpError;

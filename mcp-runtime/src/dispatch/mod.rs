@@ -28,6 +28,7 @@ mod resources;
 mod route;
 mod tools;
 mod validate;
+mod work;
 
 pub use call::{Call, Outgoing};
 pub(crate) use decode::{decode_general, decode_tool_call};

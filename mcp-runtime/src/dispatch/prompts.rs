@@ -5,7 +5,7 @@ use super::Dispatcher;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
-use super::route::Work;
+use super::work::Work;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{GetPromptRequestParams, Method, ResultType};

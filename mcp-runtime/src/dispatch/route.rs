@@ -3,27 +3,17 @@
 
 use super::call::{Call, Pending};
 use super::encode::Response;
-use super::tools::StartedTool;
+use super::work::Work;
 use super::{Dispatcher, Ingress};
 use crate::context::{ContextInner, Notifier, RequestContext};
 use crate::error::McpError;
 use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId};
-use crate::registry::{BoxFuture, Registry};
+use crate::registry::Registry;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-/// Work started for a request.
-pub(super) enum Work {
-    /// Answered without waiting.
-    Ready(Response),
-    /// A tool handler that did not finish at once.
-    Tool(StartedTool),
-    /// Any other handler.
-    Other(BoxFuture<'static, Result<Response, McpError>>),
-}
 
 impl Dispatcher {
     /// Serves a validated request.

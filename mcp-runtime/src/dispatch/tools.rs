@@ -4,25 +4,16 @@
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
-use super::route::Work;
+use super::work::{StartedTool, Work};
 use super::{Dispatcher, TransportChecks};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{CallToolRequestParams, CallToolResult, Method, RequestId, ResultType};
-use crate::registry::{
-    Arguments, BoxFuture, Registry, ToolCall, ToolEntry, ToolHandler, ToolOutcome,
-};
+use crate::registry::{Arguments, Registry, ToolCall, ToolEntry, ToolHandler, ToolOutcome};
 use serde_json::value::RawValue;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-
-/// A tool handler that did not finish in its first poll, and what answering needs.
-pub(super) struct StartedTool {
-    entry: Arc<ToolEntry>,
-    handler: BoxFuture<'static, Result<ToolOutcome, McpError>>,
-    id: RequestId,
-}
 
 impl Dispatcher {
     /// Everything of a `tools/call` up to its handler's first poll, synchronously: only the

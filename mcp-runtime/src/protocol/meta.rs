@@ -1,6 +1,7 @@
 //! Per-request `_meta`, result `_meta`, capabilities and implementation info.
 
-use super::{ProgressToken, RequestId};
+use super::key::Key;
+use super::{ClientCapabilities, ProgressToken, RequestId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -40,25 +41,22 @@ pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
 #[non_exhaustive]
 pub struct RequestMeta {
     /// The protocol version of this request.
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
     ///
     /// The version this crate speaks is borrowed, not copied, when a request names it.
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub protocol_version: Option<std::borrow::Cow<'static, str>>,
     /// The client capabilities valid for this request.
     #[serde(
         rename = "io.modelcontextprotocol/clientCapabilities",
-        default,
         skip_serializing_if = "Option::is_none"
     )]
     pub client_capabilities: Option<ClientCapabilities>,
     /// The client's self-description (optional, informational only).
     #[serde(
         rename = "io.modelcontextprotocol/clientInfo",
-        default,
         skip_serializing_if = "Option::is_none"
     )]
     pub client_info: Option<Implementation>,
@@ -66,16 +64,11 @@ pub struct RequestMeta {
     /// unknown level is answered with `-32602`).
     #[serde(
         rename = "io.modelcontextprotocol/logLevel",
-        default,
         skip_serializing_if = "Option::is_none"
     )]
     pub log_level: Option<String>,
     /// Opt-in to `notifications/progress` for this request.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "progressToken", skip_serializing_if = "Option::is_none")]
     pub progress_token: Option<ProgressToken>,
     /// Every other key (trace context, extension keys, …), kept as sent.
     #[serde(flatten)]
@@ -180,119 +173,6 @@ impl Icon {
     }
 }
 
-/// Capabilities a client declares for one request.
-///
-/// Every member is kept as a raw object: capability objects are open sets.
-///
-/// ```
-/// use mcp_runtime::protocol::ClientCapabilities;
-/// let caps: ClientCapabilities = serde_json::from_str(r#"{"elicitation":{}}"#).unwrap();
-/// assert!(caps.elicitation_form());
-/// assert!(!caps.elicitation_url());
-/// assert!(caps.sampling.is_none());
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct ClientCapabilities {
-    /// Experimental capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<Map<String, Value>>,
-    /// Roots (deprecated feature).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roots: Option<Map<String, Value>>,
-    /// Sampling (deprecated feature): `context`, `tools`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampling: Option<Map<String, Value>>,
-    /// Elicitation: `form`, `url` (`{}` means form only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elicitation: Option<Map<String, Value>>,
-    /// Extensions by id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extensions: Option<Map<String, Value>>,
-    /// Unknown members, kept as sent.
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
-}
-
-impl ClientCapabilities {
-    /// Whether form-mode elicitation is declared (`elicitation: {}` counts as form).
-    pub fn elicitation_form(&self) -> bool {
-        match &self.elicitation {
-            None => false,
-            Some(e) => e.contains_key("form") || !e.contains_key("url"),
-        }
-    }
-    /// Whether URL-mode elicitation is declared.
-    pub fn elicitation_url(&self) -> bool {
-        self.elicitation
-            .as_ref()
-            .is_some_and(|e| e.contains_key("url"))
-    }
-    /// Whether the extension `id` is declared.
-    pub fn has_extension(&self, id: &str) -> bool {
-        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
-    }
-}
-
-/// Capabilities the server advertises in `server/discover`.
-///
-/// ```
-/// use mcp_runtime::protocol::ServerCapabilities;
-/// let caps = ServerCapabilities::default();
-/// assert_eq!(serde_json::to_string(&caps).unwrap(), "{}");
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ServerCapabilities {
-    /// Experimental capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<Map<String, Value>>,
-    /// Logging (deprecated feature).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logging: Option<Map<String, Value>>,
-    /// Argument completion.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub completions: Option<Map<String, Value>>,
-    /// Prompts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompts: Option<ListCapability>,
-    /// Resources.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<ResourcesCapability>,
-    /// Tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<ListCapability>,
-    /// Extensions by id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extensions: Option<Map<String, Value>>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
-}
-
-/// `tools` / `prompts` capability.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListCapability {
-    /// Whether `notifications/*/list_changed` is sent on listen streams.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list_changed: Option<bool>,
-}
-
-/// `resources` capability.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ResourcesCapability {
-    /// Whether `resourceSubscriptions` are honoured on listen streams.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subscribe: Option<bool>,
-    /// Whether `notifications/resources/list_changed` is sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list_changed: Option<bool>,
-}
-
 /// The `_meta` object of a result.
 ///
 /// ```
@@ -300,22 +180,14 @@ pub struct ResourcesCapability {
 /// let meta = ResultMeta::server(std::sync::Arc::new(Implementation::new("s", "1")));
 /// assert_eq!(serde_json::to_value(&meta).unwrap()["io.modelcontextprotocol/serverInfo"]["name"], "s");
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[non_exhaustive]
 pub struct ResultMeta {
     /// The server's self-description.
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "io.modelcontextprotocol/serverInfo", default)]
     pub server_info: Option<Arc<Implementation>>,
     /// On a `subscriptions/listen` result: the subscription it ends.
-    #[serde(
-        rename = "io.modelcontextprotocol/subscriptionId",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId", default)]
     pub subscription_id: Option<RequestId>,
     /// Other keys.
     #[serde(flatten)]
@@ -348,10 +220,12 @@ impl std::fmt::Debug for InfoJson {
     }
 }
 
-impl PartialEq for InfoJson {
-    /// A cache of `server_info`: it never makes two metas differ.
-    fn eq(&self, _: &InfoJson) -> bool {
-        true
+impl PartialEq for ResultMeta {
+    /// What is sent: `server_info_json` only caches the JSON of `server_info`.
+    fn eq(&self, other: &ResultMeta) -> bool {
+        self.server_info == other.server_info
+            && self.subscription_id == other.subscription_id
+            && self.other == other.other
     }
 }
 
@@ -483,47 +357,12 @@ pub enum Role {
     Assistant,
 }
 
-// Hand-written (de)serialization of the hot `_meta` objects: serde's `flatten` buffers every
-// entry into an intermediate tree, which these visitors avoid.
+// Hand-written deserialization of the hot `_meta` object: serde's `flatten` buffers every entry
+// into an intermediate tree, which this visitor avoids.
 
-struct MapVisitor<T>(std::marker::PhantomData<T>);
+struct RequestMetaVisitor;
 
-/// A map key borrowed from the input when it has no escapes (serde's own `Cow<str>` always
-/// allocates).
-struct Key<'de>(std::borrow::Cow<'de, str>);
-
-impl Key<'_> {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-    fn into_owned(self) -> String {
-        self.0.into_owned()
-    }
-}
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string key")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(v)))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for MapVisitor<RequestMeta> {
+impl<'de> serde::de::Visitor<'de> for RequestMetaVisitor {
     type Value = RequestMeta;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a `_meta` object")
@@ -559,39 +398,7 @@ impl<'de> serde::de::Visitor<'de> for MapVisitor<RequestMeta> {
 
 impl<'de> Deserialize<'de> for RequestMeta {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(MapVisitor::<RequestMeta>(std::marker::PhantomData))
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for MapVisitor<ClientCapabilities> {
-    type Value = ClientCapabilities;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a client capabilities object")
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(
-        self,
-        mut map: A,
-    ) -> Result<ClientCapabilities, A::Error> {
-        let mut caps = ClientCapabilities::default();
-        while let Some(key) = map.next_key::<Key<'de>>()? {
-            match key.as_ref() {
-                "experimental" => caps.experimental = map.next_value()?,
-                "roots" => caps.roots = map.next_value()?,
-                "sampling" => caps.sampling = map.next_value()?,
-                "elicitation" => caps.elicitation = map.next_value()?,
-                "extensions" => caps.extensions = map.next_value()?,
-                _ => {
-                    caps.other.insert(key.into_owned(), map.next_value()?);
-                }
-            }
-        }
-        Ok(caps)
-    }
-}
-
-impl<'de> Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(MapVisitor::<ClientCapabilities>(std::marker::PhantomData))
+        d.deserialize_map(RequestMetaVisitor)
     }
 }
 

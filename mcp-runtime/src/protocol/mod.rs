@@ -13,17 +13,23 @@
 //! assert_eq!(p.meta.unwrap().protocol_version.as_deref(), Some("2026-07-28"));
 //! ```
 
+mod capabilities;
 mod content;
 mod elicitation;
 pub mod indexmap_lite;
 mod jsonrpc;
+mod key;
 mod messages;
 pub(crate) mod meta;
 mod method;
 mod mrtr;
+mod prompts;
 mod request;
+mod resources;
 mod sampling;
+mod tools;
 
+pub use capabilities::*;
 pub use content::*;
 pub use elicitation::*;
 pub use jsonrpc::*;
@@ -31,5 +37,8 @@ pub use messages::*;
 pub use meta::*;
 pub use method::Method;
 pub use mrtr::*;
+pub use prompts::*;
 pub use request::{ClientMessage, ClientNotification, ClientParams, ClientRequest};
+pub use resources::*;
 pub use sampling::*;
+pub use tools::*;
