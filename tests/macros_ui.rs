@@ -1,4 +1,5 @@
-//! Compile-fail and compile-pass tests of the macros (trybuild). The `.stderr` files are checked
+//! Compile-fail and compile-pass tests of the macros and of the builder's typed registration
+//! (trybuild). The `.stderr` files are checked
 //! in; they are pinned to the 1.95 stable toolchain because rustc's wording changes between
 //! releases. Regenerate with `TRYBUILD=overwrite cargo test -p mcp-examples --test macros_ui`
 //! and read every message: each must say what is wrong and how to fix it.

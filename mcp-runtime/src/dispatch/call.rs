@@ -12,6 +12,18 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// One item of a [`Call`].
+///
+/// ```
+/// # async fn demo(mut call: mcp_runtime::dispatch::Call) {
+/// use mcp_runtime::dispatch::Outgoing;
+/// while let Some(message) = call.next_message().await {
+///     match message {
+///         Outgoing::Notification(bytes) => println!("notification: {} bytes", bytes.len()),
+///         Outgoing::Response(response) => println!("answer: {} bytes", response.body.len()),
+///     }
+/// }
+/// # }
+/// ```
 #[derive(Debug)]
 pub enum Outgoing {
     /// A serialized notification belonging to the request.

@@ -7,6 +7,18 @@ use serde::Serialize;
 
 /// The final answer to one request: the serialized JSON-RPC response, and what kind of answer it
 /// is (transports frame it by that: the Streamable HTTP transport picks the status).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let server = mcp_runtime::Server::builder().build().unwrap();
+/// let body = br#"{"jsonrpc":"2.0","id":1,"method":"nope","params":{"_meta":{
+///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+///     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+/// let response = server.handle_message(body, None).unwrap().response().await;
+/// assert_eq!(response.error_code(), Some(-32601));
+/// assert!(response.is_rejection()); // refused before any method ran: HTTP answers 404
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Response {
     /// The serialized JSON-RPC response.

@@ -10,6 +10,13 @@ use super::{
 use serde_json::value::RawValue;
 
 /// One JSON-RPC message a client sent.
+///
+/// ```
+/// use mcp_runtime::protocol::{ClientMessage, ClientNotification};
+/// let cancelled =
+///     ClientMessage::Notification(ClientNotification::new("notifications/cancelled", None));
+/// assert!(matches!(cancelled, ClientMessage::Notification(_)));
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ClientMessage<'a> {
@@ -40,6 +47,17 @@ pub struct ClientRequest<'a> {
 
 /// The params of a request, one variant per method, and what the server answers without
 /// reading them: a known method with malformed params, an unknown method.
+///
+/// ```
+/// use mcp_runtime::protocol::{ClientParams, ClientRequest, Method, RequestId};
+/// let params = ClientParams::Malformed {
+///     method: Method::ToolsCall,
+///     name: Some("add".into()),
+///     reason: "Invalid params: missing field `name`".into(),
+/// };
+/// let request = ClientRequest::new(RequestId::Number(7), None, params);
+/// assert_eq!(request.primitive_name(), Some("add"));
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ClientParams<'a> {
@@ -128,6 +146,12 @@ impl<'a> ClientRequest<'a> {
 }
 
 /// A client notification (its params unread).
+///
+/// ```
+/// use mcp_runtime::protocol::ClientNotification;
+/// let n = ClientNotification::new("notifications/cancelled", None);
+/// assert_eq!(n.method, "notifications/cancelled");
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct ClientNotification {
@@ -135,4 +159,14 @@ pub struct ClientNotification {
     pub method: String,
     /// The params, as sent.
     pub params: Option<Box<RawValue>>,
+}
+
+impl ClientNotification {
+    /// A notification of `method`.
+    pub fn new(method: impl Into<String>, params: Option<Box<RawValue>>) -> Self {
+        ClientNotification {
+            method: method.into(),
+            params,
+        }
+    }
 }

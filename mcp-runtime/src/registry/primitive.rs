@@ -7,6 +7,12 @@ use super::tool::Tool;
 use crate::error::SourceLocation;
 
 /// The kind of a registered primitive, for run-time changes.
+///
+/// ```
+/// use mcp_runtime::{PrimitiveKind, Server};
+/// let server = Server::builder().build().unwrap();
+/// assert!(!server.remove(PrimitiveKind::Prompt, "absent").unwrap());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum PrimitiveKind {
@@ -22,6 +28,11 @@ pub enum PrimitiveKind {
 
 /// One item for [`ServerBuilder::register`](crate::ServerBuilder::register) and
 /// [`Server::add`](crate::Server::add): a tool, resource, template or prompt.
+///
+/// ```
+/// use mcp_runtime::{Primitive, PrimitiveKind, Tool};
+/// assert_eq!(Primitive::Tool(Tool::new("ping")).kind(), PrimitiveKind::Tool);
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Primitive {
@@ -146,29 +157,53 @@ pub trait IntoPrompt {
     fn into_prompt(self) -> Prompt;
 }
 
-macro_rules! primitive {
-    ($ty:ident, $variant:ident, $trait:ident, $method:ident) => {
-        impl $trait for $ty {
-            fn $method(self) -> $ty {
-                self
-            }
-        }
-        impl IntoPrimitive for $ty {
-            fn into_primitive(self) -> Primitive {
-                Primitive::$variant(self)
-            }
-        }
-    };
+impl IntoTool for Tool {
+    fn into_tool(self) -> Tool {
+        self
+    }
 }
-primitive!(Tool, Tool, IntoTool, into_tool);
-primitive!(Resource, Resource, IntoResource, into_resource);
-primitive!(
-    ResourceTemplate,
-    ResourceTemplate,
-    IntoResourceTemplate,
-    into_resource_template
-);
-primitive!(Prompt, Prompt, IntoPrompt, into_prompt);
+
+impl IntoPrimitive for Tool {
+    fn into_primitive(self) -> Primitive {
+        Primitive::Tool(self)
+    }
+}
+
+impl IntoResource for Resource {
+    fn into_resource(self) -> Resource {
+        self
+    }
+}
+
+impl IntoPrimitive for Resource {
+    fn into_primitive(self) -> Primitive {
+        Primitive::Resource(self)
+    }
+}
+
+impl IntoResourceTemplate for ResourceTemplate {
+    fn into_resource_template(self) -> ResourceTemplate {
+        self
+    }
+}
+
+impl IntoPrimitive for ResourceTemplate {
+    fn into_primitive(self) -> Primitive {
+        Primitive::ResourceTemplate(self)
+    }
+}
+
+impl IntoPrompt for Prompt {
+    fn into_prompt(self) -> Prompt {
+        self
+    }
+}
+
+impl IntoPrimitive for Prompt {
+    fn into_primitive(self) -> Primitive {
+        Primitive::Prompt(self)
+    }
+}
 
 /// A primitive submitted at link time by `#[tool]`, `#[resource]` or `#[prompt]`, collected by
 /// [`Server::from_inventory`](crate::Server::from_inventory).
