@@ -285,3 +285,27 @@ impl From<std::io::Error> for Error {
         Error::Io(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `main` prints when it returns the error (`Error: {:?}`): the message, not a struct.
+    #[test]
+    fn errors_returned_from_main_print_their_message() {
+        let build = BuildError::Duplicate {
+            kind: "tool",
+            name: "add".into(),
+            first: None,
+            second: None,
+        };
+        let message = "tool `add` is registered twice; give one of them another name";
+        let boxed: Box<dyn std::error::Error> = Box::new(build.clone());
+        assert_eq!(format!("{boxed:?}"), message);
+        let boxed: Box<dyn std::error::Error> = Box::new(Error::from(build));
+        assert_eq!(format!("{boxed:?}"), message);
+        assert!(boxed.source().is_some());
+        let usage = Error::Usage("`x` is not a HOST:PORT address".into());
+        assert_eq!(format!("{usage:?}"), "`x` is not a HOST:PORT address");
+    }
+}

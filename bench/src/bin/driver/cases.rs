@@ -1,0 +1,154 @@
+//! The cases: what each sends, and how a correct answer looks.
+
+use mcp_bench::client::{self, Response};
+use mcp_bench::{Request, add_call, mrtr_first, mrtr_retry, resource_read, tools_list};
+
+/// Which server a case runs against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    Baseline,
+    Ours { fill: usize, validate: bool },
+}
+
+/// One benchmark case.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Case {
+    pub(crate) key: &'static str,
+    pub(crate) what: &'static str,
+    pub(crate) kind: Kind,
+}
+
+pub(crate) const CASES: [Case; 9] = [
+    Case {
+        key: "baseline",
+        what: "raw axum + serde_json, tools/call add",
+        kind: Kind::Baseline,
+    },
+    Case {
+        key: "call",
+        what: "ours, tools/call add (JSON)",
+        kind: Kind::Ours {
+            fill: 0,
+            validate: false,
+        },
+    },
+    Case {
+        key: "sse",
+        what: "ours, tools/call add over SSE, 2 progress notifications",
+        kind: Kind::Ours {
+            fill: 0,
+            validate: false,
+        },
+    },
+    Case {
+        key: "mrtr",
+        what: "ours, MRTR round: input_required, then retry (per request)",
+        kind: Kind::Ours {
+            fill: 0,
+            validate: false,
+        },
+    },
+    Case {
+        key: "resource",
+        what: "ours, resources/read config://service",
+        kind: Kind::Ours {
+            fill: 0,
+            validate: false,
+        },
+    },
+    Case {
+        key: "validate20",
+        what: "ours, tools/call with a 20-field argument object",
+        kind: Kind::Ours {
+            fill: 0,
+            validate: true,
+        },
+    },
+    Case {
+        key: "list100",
+        what: "ours, tools/list page 2 (50 per page), 100 tools",
+        kind: Kind::Ours {
+            fill: 100,
+            validate: false,
+        },
+    },
+    Case {
+        key: "list1000",
+        what: "ours, tools/list page 2 (50 per page), 1,000 tools",
+        kind: Kind::Ours {
+            fill: 1000,
+            validate: false,
+        },
+    },
+    Case {
+        key: "list10000",
+        what: "ours, tools/list page 2 (50 per page), 10,000 tools",
+        kind: Kind::Ours {
+            fill: 10000,
+            validate: false,
+        },
+    },
+];
+
+/// The requests a case sends under load, prepared from a running server.
+pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
+    let ask = |req: &Request| client::once(port, req).map_err(|e| e.to_string());
+    Ok(match case.key {
+        "baseline" | "call" => vec![add_call(false)],
+        "sse" => vec![add_call(true)],
+        "mrtr" => {
+            let first = mrtr_first();
+            let r = ask(&first)?;
+            let v: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
+            let state = v["result"]["requestState"]
+                .as_str()
+                .ok_or("no requestState in the first round")?;
+            vec![first, mrtr_retry(state)]
+        }
+        "resource" => vec![resource_read()],
+        "validate20" => vec![mcp_bench::validate_call()],
+        _ => {
+            let r = ask(&tools_list(None))?;
+            let v: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
+            let cursor = v["result"]["nextCursor"]
+                .as_str()
+                .ok_or("no nextCursor on the first page")?;
+            vec![tools_list(Some(cursor))]
+        }
+    })
+}
+
+/// The request that proves the server is up and answering correctly.
+pub(crate) fn probe(case: &Case) -> Request {
+    match case.key {
+        "mrtr" => mrtr_first(),
+        "sse" => add_call(true),
+        "resource" => resource_read(),
+        "validate20" => mcp_bench::validate_call(),
+        k if k.starts_with("list") => tools_list(None),
+        _ => add_call(false),
+    }
+}
+
+/// Whether `resp` is a correct answer to the `i`-th request of `case`.
+pub(crate) fn correct(case: &Case, i: usize, resp: &Response) -> bool {
+    let b = &resp.body;
+    resp.status == 200
+        && match case.key {
+            "baseline" | "call" => {
+                b.contains(r#""text":"42""#) && resp.content_type == "application/json"
+            }
+            "sse" => {
+                resp.content_type == "text/event-stream"
+                    && b.matches("notifications/progress").count() == 2
+                    && b.contains(r#""text":"42""#)
+            }
+            "mrtr" if i == 0 => b.contains(r#""resultType":"input_required""#),
+            "mrtr" => b.contains(r#""resultType":"complete""#) && b.contains(r#""isError":false"#),
+            "resource" => {
+                b.contains(r#""contents":[{"uri":"config://service""#) && b.contains("region")
+            }
+            "validate20" => b.contains(r#""text":"3""#) && b.contains(r#""isError":false"#),
+            _ => b.contains(r#""tools":["#) && b.matches(r#""inputSchema""#).count() >= 48,
+        }
+}
