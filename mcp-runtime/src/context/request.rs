@@ -10,7 +10,8 @@ use crate::protocol::{
 };
 use crate::seal::InputData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tokio_util::sync::CancellationToken;
 
 /// Typed application state shared by all requests, registered with
@@ -23,7 +24,10 @@ pub(crate) struct ContextInner {
     pub(crate) meta: Box<RequestMeta>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) notifier: Notifier,
-    pub(crate) cancel: CancellationToken,
+    /// The request's cancellation token, made when first asked for (most handlers never ask).
+    pub(crate) cancel: OnceLock<CancellationToken>,
+    /// Set when the request's answer is no longer wanted (the client went away or cancelled).
+    pub(crate) abandoned: AtomicBool,
     pub(crate) state: Arc<StateMap>,
     pub(crate) caller: Option<Arc<Caller>>,
     pub(crate) server_info: Arc<Implementation>,
@@ -32,6 +36,26 @@ pub(crate) struct ContextInner {
     pub(crate) input: std::sync::OnceLock<InputData>,
     /// The last progress value sent (bits of an `f64`), shared by every reporter of the request.
     pub(crate) progress_last: AtomicU64,
+}
+
+impl ContextInner {
+    /// The request's token, made now if nobody asked for it before.
+    pub(crate) fn cancellation(&self) -> CancellationToken {
+        let token = self.cancel.get_or_init(CancellationToken::new);
+        // Checked after the token is in place: `abandon` either sees the token, or is seen here.
+        if self.abandoned.load(Ordering::SeqCst) {
+            token.cancel();
+        }
+        token.clone()
+    }
+
+    /// The answer is no longer wanted: fire the token (now, or as soon as it is made).
+    pub(crate) fn abandon(&self) {
+        self.abandoned.store(true, Ordering::SeqCst);
+        if let Some(token) = self.cancel.get() {
+            token.cancel();
+        }
+    }
 }
 
 /// Everything known about the request being served: its id, metadata, client capabilities,
@@ -89,7 +113,7 @@ impl RequestContext {
     /// The cancellation token of this request: it fires when the client goes away or cancels,
     /// when the request times out, or when the server shuts down.
     pub fn cancellation(&self) -> CancellationToken {
-        self.inner.cancel.clone()
+        self.inner.cancellation()
     }
     /// The server's self-description.
     pub fn server_info(&self) -> &Implementation {

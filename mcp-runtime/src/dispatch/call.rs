@@ -2,11 +2,13 @@
 //! [`Response`] ([`Call`]).
 
 use super::encode::Response;
+use crate::context::ContextInner;
 use crate::error::McpError;
 use crate::protocol::RequestId;
 use bytes::Bytes;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -54,7 +56,8 @@ pub struct Call {
     rx: Option<mpsc::UnboundedReceiver<Bytes>>,
     fut: Option<Pending>,
     ready: Option<Response>,
-    cancel: Option<CancellationToken>,
+    /// The request, to cancel when the call is dropped before its response.
+    request: Option<Arc<ContextInner>>,
     finished: bool,
 }
 
@@ -73,14 +76,14 @@ impl Call {
         rx: Option<mpsc::UnboundedReceiver<Bytes>>,
         fut: Option<Pending>,
         ready: Option<Response>,
-        cancel: CancellationToken,
+        request: Arc<ContextInner>,
     ) -> Call {
         Call {
             id: Some(id),
             rx,
             fut,
             ready,
-            cancel: Some(cancel),
+            request: Some(request),
             finished: false,
         }
     }
@@ -92,7 +95,7 @@ impl Call {
             rx: None,
             fut: None,
             ready: Some(response),
-            cancel: None,
+            request: None,
             finished: false,
         }
     }
@@ -109,7 +112,10 @@ impl Call {
 
     /// The cancellation token of the handler (one that never fires when no handler started).
     pub fn cancellation(&self) -> CancellationToken {
-        self.cancel.clone().unwrap_or_default()
+        match &self.request {
+            Some(request) => request.cancellation(),
+            None => CancellationToken::new(),
+        }
     }
 
     /// Polls for the next message.
@@ -175,9 +181,9 @@ impl futures_core::Stream for Call {
 impl Drop for Call {
     fn drop(&mut self) {
         if !self.finished
-            && let Some(cancel) = &self.cancel
+            && let Some(request) = &self.request
         {
-            cancel.cancel();
+            request.abandon();
         }
     }
 }

@@ -13,7 +13,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 impl Dispatcher {
     /// Serves a validated request.
@@ -53,7 +52,6 @@ impl Dispatcher {
         } else {
             (Notifier::none(), None)
         };
-        let cancel = CancellationToken::new();
         let cx = RequestContext {
             inner: Arc::new(ContextInner {
                 id: id.clone(),
@@ -61,7 +59,8 @@ impl Dispatcher {
                 meta,
                 log_level,
                 notifier,
-                cancel: cancel.clone(),
+                cancel: std::sync::OnceLock::new(),
+                abandoned: std::sync::atomic::AtomicBool::new(false),
                 state: self.state.clone(),
                 caller: ingress.caller,
                 server_info: cfg.info.clone(),
@@ -70,11 +69,12 @@ impl Dispatcher {
                 progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             }),
         };
+        let request = cx.inner.clone();
         let work = match self.start(params, cx, reg, ingress.checks) {
-            Ok(Work::Ready(response)) => return Call::new(id, rx, None, Some(response), cancel),
+            Ok(Work::Ready(response)) => return Call::new(id, rx, None, Some(response), request),
             Err(e) => {
                 let response = Response::error(Some(&id), &e);
-                return Call::new(id, rx, None, Some(response), cancel);
+                return Call::new(id, rx, None, Some(response), request);
             }
             Ok(work) => work,
         };
@@ -83,7 +83,7 @@ impl Dispatcher {
             _ => cfg.request_timeout,
         };
         let pending = self.finish(work, id.clone(), timeout);
-        Call::new(id, rx, Some(pending), None, cancel)
+        Call::new(id, rx, Some(pending), None, request)
     }
 
     /// Starts serving the method: answers what needs no handler, starts the handler otherwise.
