@@ -1111,11 +1111,13 @@ async fn cacheable_results_carry_hints_and_every_result_carries_server_info() {
         ("resources/list", json!({}), None),
         ("resources/templates/list", json!({}), None),
         ("prompts/list", json!({}), None),
+        // No freshness unless declared: stale at once, and private.
         (
             "resources/read",
             json!({"uri": "test://static"}),
-            Some((60_000, "private")),
+            Some((0, "private")),
         ),
+        ("tools/list", json!({}), Some((0, "public"))),
         (
             "resources/read",
             json!({"uri": "test://public"}),

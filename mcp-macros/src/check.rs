@@ -1,8 +1,9 @@
 //! Checks of the model that do not need type information.
 
 use crate::ctxt::Ctxt;
-use crate::model::MacroKind;
-use syn::{GenericParam, ItemFn};
+use crate::interpolate::placeholders;
+use crate::model::{Function, InputKind, MacroKind, ParamKind};
+use syn::{GenericParam, ItemFn, LitStr};
 
 /// The function's signature must be a plain free function: no generics, no `unsafe`, no ABI,
 /// no variadics (the receiver is checked while the parameters are read).
@@ -152,6 +153,59 @@ pub(crate) fn has_scheme(uri: &str) -> bool {
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         }
         _ => false,
+    }
+}
+
+/// Every `{name}` in a client input's text (`#[elicit(message)]`, `#[sample(prompt)]`) names
+/// one of the function's arguments.
+pub(crate) fn interpolations(cx: &Ctxt, func: &Function, kind: MacroKind) {
+    let arguments: Vec<String> = func
+        .params
+        .iter()
+        .filter(|p| p.is_argument())
+        .filter_map(|p| p.ident.as_ref().map(|i| i.to_string()))
+        .collect();
+    for param in &func.params {
+        let ParamKind::Input(input) = &param.kind else {
+            continue;
+        };
+        let texts: Vec<&LitStr> = match &input.kind {
+            InputKind::Roots => Vec::new(),
+            InputKind::Sample {
+                prompt,
+                system_prompt,
+                ..
+            } => std::iter::once(prompt).chain(system_prompt).collect(),
+            InputKind::Elicit { message, .. } => vec![message],
+        };
+        for lit in texts {
+            match placeholders(&lit.value()) {
+                Err(e) => cx.error_spanned_by(lit, e),
+                Ok(names) => {
+                    for name in names.iter().filter(|n| !arguments.contains(n)) {
+                        let known = if arguments.is_empty() {
+                            format!("this {} has no arguments", kind.noun())
+                        } else {
+                            format!(
+                                "its arguments are {}",
+                                arguments
+                                    .iter()
+                                    .map(|a| format!("`{a}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        };
+                        cx.error_spanned_by(
+                            lit,
+                            format!(
+                                "`{{{name}}}` is not an argument of this {}: {known}",
+                                kind.noun()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
     }
 }
 

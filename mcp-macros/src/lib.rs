@@ -17,6 +17,7 @@ mod ctxt;
 mod docs;
 mod expand;
 mod fallback;
+mod interpolate;
 mod model;
 mod paths;
 
@@ -160,6 +161,47 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::prompt::expand(args.into(), item.into()).into()
+}
+
+/// Serves the methods of an `impl` block: those marked `#[tool]`, `#[resource]` or `#[prompt]`
+/// become primitives, and the value registered with `ServerBuilder::handlers` is the `&self`
+/// they are called on (the server's shared state).
+///
+/// ```ignore
+/// use mcp_runtime::{handlers, Server};
+/// use std::sync::Mutex;
+///
+/// #[derive(Default)]
+/// struct Notes(Mutex<Vec<String>>);
+///
+/// #[handlers]
+/// impl Notes {
+///     /// Adds a note.
+///     #[tool]
+///     fn add_note(&self, text: String) -> usize {
+///         let mut notes = self.0.lock().unwrap();
+///         notes.push(text);
+///         notes.len()
+///     }
+///
+///     /// Every note, one per line.
+///     #[resource("notes://all")]
+///     fn all_notes(&self) -> String {
+///         self.0.lock().unwrap().join("\n")
+///     }
+/// }
+///
+/// let server = Server::builder().handlers(Notes::default()).build()?;
+/// ```
+///
+/// Each method takes the attribute's usual arguments and parameters. A method takes `&self`
+/// (requests are served concurrently: change the value through interior mutability) or no
+/// receiver. The methods are also collected by `Server::from_inventory()`, which then needs
+/// the value registered with `ServerBuilder::state`. `crate = path` says where `mcp_runtime`
+/// is, if renamed.
+#[proc_macro_attribute]
+pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::handlers::expand(args.into(), item.into()).into()
 }
 
 /// Derives `ElicitForm` (for a struct of flat fields: the form's `requestedSchema`) or

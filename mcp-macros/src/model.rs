@@ -41,6 +41,14 @@ impl MacroKind {
             MacroKind::Prompt => "#[prompt]",
         }
     }
+    /// What the function is.
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            MacroKind::Tool => "tool",
+            MacroKind::Resource => "resource",
+            MacroKind::Prompt => "prompt",
+        }
+    }
     /// How a plain parameter of this kind of function is called.
     pub(crate) fn argument_noun(self) -> &'static str {
         match self {
@@ -51,11 +59,22 @@ impl MacroKind {
     }
 }
 
+/// Where an annotated function lives.
+#[derive(Clone)]
+pub(crate) enum Host {
+    /// A free function, called as `name(..)`.
+    Free,
+    /// An associated function of `self_ty`, in a `#[handlers]` impl; `receiver` when it takes
+    /// `&self` (the value registered as the server's shared state).
+    Impl { self_ty: Box<Type>, receiver: bool },
+}
+
 /// An annotated function.
 pub(crate) struct Function {
     /// The function as it is re-emitted: helper attributes and parameter docs removed.
     pub(crate) item: ItemFn,
     pub(crate) params: Vec<Param>,
+    pub(crate) host: Host,
 }
 
 /// One parameter of an annotated function.
@@ -169,22 +188,32 @@ fn is_known_context(ty: &Type) -> bool {
 
 impl Function {
     /// Builds the model; mistakes are recorded in `cx`. `item` is the function as written.
-    pub(crate) fn from_item(cx: &Ctxt, mut item: ItemFn, kind: MacroKind) -> Function {
+    pub(crate) fn from_item(cx: &Ctxt, mut item: ItemFn, kind: MacroKind, host: Host) -> Function {
         let mut params = Vec::new();
+        let mut host = host;
         for input in &item.sig.inputs {
-            match input {
-                FnArg::Receiver(r) => cx.error_spanned_by(
+            match (input, &mut host) {
+                (FnArg::Receiver(r), Host::Free) => cx.error_spanned_by(
                     r,
                     format!(
-                        "{} cannot be used on a method: remove the `self` parameter and make it a free function (reach shared data through a `State<T>` parameter)",
+                        "{} on a method needs `#[handlers]` on its `impl` block (the value is registered with `ServerBuilder::handlers`); or remove `self` and make it a free function",
                         kind.attr()
                     ),
                 ),
-                FnArg::Typed(pt) => params.push(Param::from_syn(cx, pt, kind)),
+                (FnArg::Receiver(r), Host::Impl { receiver, .. }) => {
+                    if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some() {
+                        cx.error_spanned_by(
+                            r,
+                            "take `&self`: requests are served concurrently and share the registered value (use interior mutability, such as a `Mutex`, to change it)",
+                        );
+                    }
+                    *receiver = true;
+                }
+                (FnArg::Typed(pt), _) => params.push(Param::from_syn(cx, pt, kind)),
             }
         }
         strip(&mut item);
-        Function { item, params }
+        Function { item, params, host }
     }
 
     pub(crate) fn is_async(&self) -> bool {
@@ -259,6 +288,31 @@ impl Param {
                     format!(
                         "a {} cannot have an `impl Trait` type: use a concrete type",
                         kind.argument_noun()
+                    ),
+                );
+            } else if let Type::Reference(r) = &ty {
+                let owned = match &*r.elem {
+                    Type::Path(p) if p.path.is_ident("str") => "String".to_owned(),
+                    Type::Slice(s) => {
+                        let e = &s.elem;
+                        format!("Vec<{}>", quote::quote!(#e))
+                    }
+                    other => quote::quote!(#other).to_string(),
+                };
+                cx.error_spanned_by(
+                    &ty,
+                    format!(
+                        "a {} is read from the request into a value the function owns: take `{owned}` instead of a reference",
+                        kind.argument_noun()
+                    ),
+                );
+            } else if let Some(inner) = ["Arc", "Rc"].iter().find_map(|w| generic_arg_of(&ty, w)) {
+                cx.error_spanned_by(
+                    &ty,
+                    format!(
+                        "shared state is not a {}: take it as `State<{}>` (register the value with `ServerBuilder::state`); a JSON argument is a plain owned type",
+                        kind.argument_noun(),
+                        quote::quote!(#inner)
                     ),
                 );
             }

@@ -1,12 +1,12 @@
 //! What macro-generated code names (and the hooks of the crate's own tests). Not part of the
 //! public API: no semver guarantees.
 
-pub use crate::context::{FromContext, RequestContext};
+pub use crate::context::{FromContext, RequestContext, State, StateNeed};
 pub use crate::error::{McpError, SourceLocation};
 pub use crate::mrtr::{ElicitForm, FormField, InputSet};
 pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::registry::{
-    BoxFuture, Completer, IntoPrimitive, IntoPrompt, IntoPromptResult, IntoResource,
+    BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult, IntoResource,
     IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive, PrimitiveKind,
     Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome, ResourceRead,
     ResourceTemplate, Tool, ToolCall, ToolOutcome, parse_arguments,
@@ -28,6 +28,14 @@ impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {
 
 /// Compile-time check helper: `assert_argument::<T>()`.
 pub const fn assert_argument<T: ToolArgument + ?Sized>() {}
+
+/// A prompt argument or template variable (a string) read with serde: a unit enum deriving
+/// `Deserialize` takes its variant's name.
+pub fn string_argument<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, String> {
+    use serde::de::IntoDeserializer;
+    let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = s.into_deserializer();
+    T::deserialize(de).map_err(|e| e.to_string())
+}
 
 /// Compile-time check that a handler future is `Send`.
 pub fn assert_send<F: std::future::Future + Send>(f: F) -> F {

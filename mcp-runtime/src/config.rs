@@ -30,6 +30,11 @@ impl CacheHint {
 
 /// Which kind of result a caching hint applies to.
 ///
+/// Defaults: `server/discover` one hour, public; the lists `ttlMs: 0` (stale at once), public;
+/// `resources/read` `ttlMs: 0`, private. Declare how long a result stays true where you know it:
+/// per server with [`ServerBuilder::cache`](crate::ServerBuilder::cache), per resource with
+/// `Resource::cache` or `#[resource(ttl_ms = …)]`.
+///
 /// ```
 /// use mcp_runtime::{CacheTarget, Server, protocol::CacheScope};
 /// let builder = Server::builder().cache(CacheTarget::ToolsList, 60_000, CacheScope::Public);
@@ -96,12 +101,16 @@ impl Default for Config {
             )),
             instructions: None,
             supported_versions: vec![LATEST_PROTOCOL_VERSION.to_owned()],
+            // Only code changes what `server/discover` says (and run-time changes of the lists are
+            // announced on listen streams): an hour.
             discover_cache: CacheHint::new(3_600_000, CacheScope::Public),
-            tools_cache: CacheHint::new(300_000, CacheScope::Public),
-            resources_cache: CacheHint::new(300_000, CacheScope::Public),
-            templates_cache: CacheHint::new(300_000, CacheScope::Public),
-            prompts_cache: CacheHint::new(300_000, CacheScope::Public),
-            read_cache: CacheHint::new(60_000, CacheScope::Private),
+            // Lists and reads are fresh for no time at all unless the author says how long they
+            // stay true: a client must never be served a stale note by default.
+            tools_cache: CacheHint::new(0, CacheScope::Public),
+            resources_cache: CacheHint::new(0, CacheScope::Public),
+            templates_cache: CacheHint::new(0, CacheScope::Public),
+            prompts_cache: CacheHint::new(0, CacheScope::Public),
+            read_cache: CacheHint::new(0, CacheScope::Private),
             page_size: 100,
             server_info_in_results: true,
             explicit_is_error: true,

@@ -15,6 +15,7 @@ mod run;
 pub mod schema;
 mod seal;
 mod server;
+pub mod testing;
 pub mod transport;
 mod uri_template;
 
@@ -24,13 +25,13 @@ pub mod __private;
 pub use bus::{Change, ChangeBus, LocalBus};
 pub use config::{CacheHint, CacheTarget};
 pub use context::{
-    Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State,
+    Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State, StateNeed,
 };
 pub use error::{BuildError, Error, McpError, SourceLocation};
-pub use mcp_macros::{ElicitForm, prompt, resource, tool};
+pub use mcp_macros::{ElicitForm, handlers, prompt, resource, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    Arguments, BoxFuture, Completer, CompletionRequest, IntoPrimitive, IntoPrompt,
+    Arguments, BoxFuture, Completer, CompletionRequest, Handlers, IntoPrimitive, IntoPrompt,
     IntoPromptResult, IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool,
     IntoToolResult, Json, NoArguments, Primitive, PrimitiveKind, Prompt, PromptGet, PromptOutcome,
     Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall,

@@ -9,8 +9,8 @@ use crate::error::{BuildError, Error};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, DiscoverResult, Implementation, ServerCapabilities};
 use crate::registry::{
-    Catalog, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Items,
-    PrimitiveKind, Registration,
+    Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool,
+    Items, PrimitiveKind, Registration,
 };
 use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
 use crate::transport::http::{self, HttpOptions};
@@ -358,6 +358,35 @@ impl ServerBuilder {
         self.items.push(item.into_primitive());
         self
     }
+    /// Registers `value` as shared state, and the methods of its `#[handlers]` impl block as
+    /// primitives served on it.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, handlers};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// #[derive(Default)]
+    /// struct Counter(AtomicU64);
+    ///
+    /// #[handlers]
+    /// impl Counter {
+    ///     /// Counts one more.
+    ///     #[tool]
+    ///     fn increment(&self) -> u64 {
+    ///         self.0.fetch_add(1, Ordering::SeqCst) + 1
+    ///     }
+    /// }
+    ///
+    /// let server = Server::builder().handlers(Counter::default()).build().unwrap();
+    /// assert!(server.capabilities().tools.is_some());
+    /// ```
+    pub fn handlers<H: Handlers>(self, value: H) -> Self {
+        Registration::of::<H>()
+            .into_iter()
+            .fold(self.state(value), |builder, reg| {
+                builder.register((reg.build)().with_source(reg.location))
+            })
+    }
     /// Registers a tool: a [`Tool`](crate::Tool), or the handle of a `#[tool]` function
     /// (`.tool(add {})`).
     pub fn tool(self, tool: impl IntoTool) -> Self {
@@ -380,10 +409,12 @@ impl ServerBuilder {
 
     /// Validates everything and builds the server. Every problem is reported, none panics.
     pub fn build(self) -> Result<Server, BuildError> {
-        let catalog = Catalog::new(self.items)?;
+        let asks_input = self.items.ask_client_input();
+        let state = Arc::new(self.state);
+        let catalog = Catalog::new(self.items, state.clone())?;
         let ring = match self.keys {
             Some(ring) => ring,
-            None => state_keys_from_env()?,
+            None => state_keys_from_env(asks_input)?,
         };
         let sealer = Arc::new(Sealer {
             ring,
@@ -396,7 +427,7 @@ impl ServerBuilder {
                 info_json,
                 config: self.config,
                 catalog,
-                state: Arc::new(self.state),
+                state,
                 changes,
                 shutdown: CancellationToken::new(),
                 sealer,
@@ -405,9 +436,10 @@ impl ServerBuilder {
     }
 }
 
-/// The `requestState` keys from `MCP_STATE_KEY`; without it, a random key (with a warning:
-/// multi-round requests then resume only on this instance).
-fn state_keys_from_env() -> Result<KeyRing, BuildError> {
+/// The `requestState` keys from `MCP_STATE_KEY`; without it, a random key (with a warning when
+/// a handler asks the client for input: its multi-round requests then resume only on this
+/// instance).
+fn state_keys_from_env(asks_input: bool) -> Result<KeyRing, BuildError> {
     let setting = |name: &str, reason: String| BuildError::Invalid {
         kind: "setting",
         name: name.into(),
@@ -419,7 +451,9 @@ fn state_keys_from_env() -> Result<KeyRing, BuildError> {
     }
     const MSG: &str = "no requestState key configured (MCP_STATE_KEY or ServerBuilder::state_keys): \
          generated a random one, so multi-round requests only resume on this instance";
-    if tracing::dispatcher::has_been_set() {
+    if !asks_input {
+        // Nothing asks the client for input: a state is never sealed, so nothing to warn of.
+    } else if tracing::dispatcher::has_been_set() {
         tracing::warn!("{MSG}");
     } else {
         // No log subscriber installed: stderr is the log (never stdout).

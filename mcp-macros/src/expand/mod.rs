@@ -2,12 +2,13 @@
 //! `::mcp_runtime::__private` and sits inside `const _: () = { ... };`.
 
 pub(crate) mod form;
+pub(crate) mod handlers;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;
 
 use crate::common::{CompletionSource, IconSpec};
-use crate::model::{Function, InputKind, ParamKind};
+use crate::model::{Function, Host, InputKind, ParamKind};
 use crate::paths::Paths;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -32,28 +33,62 @@ pub(crate) fn allows() -> TokenStream {
     }
 }
 
-/// A local trait, defined in each generated `const _` block, through which string-typed
-/// parameters (template variables, prompt arguments) are parsed. Its bound is spanned at the
-/// parameter's type, so a type that is not `FromStr` gets one error there, worded for `noun`.
-pub(crate) fn from_str_trait(noun: &str) -> TokenStream {
+/// Local items, defined in each generated `const _` block, through which string-typed
+/// parameters (template variables, prompt arguments) are parsed: with `FromStr` when the type
+/// has it, else with serde from the string (a unit enum deriving `Deserialize` takes its
+/// variant's name). The choice is made by method resolution (`&&__McpParse<T>` finds the
+/// `FromStr` impl first, on `&__McpParse<T>`, then the serde one, on `__McpParse<T>`).
+pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
+    let p = paths.private();
     let message = format!("`{{Self}}` cannot be a {noun}");
-    let label = format!("a {noun} arrives as a string and is parsed with `FromStr`");
-    let note = "use `String`, a number, `bool`, or a type implementing `std::str::FromStr` whose `Err` implements `Display`";
+    let label = format!(
+        "a {noun} arrives as a string: it is parsed with `FromStr`, or with serde from the string"
+    );
+    let note = "use `String`, a number, `bool`, a type implementing `std::str::FromStr` (whose `Err` implements `Display`), or an enum deriving `serde::Deserialize`";
     quote! {
-        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-        trait __McpFromStr: ::core::marker::Sized {
-            fn __mcp_parse(s: &str) -> ::core::result::Result<Self, ::std::string::String>;
+        struct __McpParse<T>(::core::marker::PhantomData<T>);
+        trait __McpViaFromStr<T> {
+            fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String>;
         }
-        impl<T> __McpFromStr for T
+        impl<T> __McpViaFromStr<T> for &__McpParse<T>
         where
             T: ::core::str::FromStr,
             <T as ::core::str::FromStr>::Err: ::core::fmt::Display,
         {
-            fn __mcp_parse(s: &str) -> ::core::result::Result<Self, ::std::string::String> {
+            fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String> {
                 <T as ::core::str::FromStr>::from_str(s).map_err(|e| ::std::string::ToString::to_string(&e))
             }
         }
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        trait __McpFromString: ::core::marker::Sized {
+            fn __mcp_from(s: &str) -> ::core::result::Result<Self, ::std::string::String>;
+        }
+        impl<T: #p::serde::de::DeserializeOwned> __McpFromString for T {
+            fn __mcp_from(s: &str) -> ::core::result::Result<T, ::std::string::String> {
+                #p::string_argument(s)
+            }
+        }
+        // The bound sits on the method, not the impl: method resolution always finds this
+        // fallback, and a type that is neither gets the bound's error, worded above.
+        trait __McpViaSerde<T> {
+            fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String>
+            where
+                T: __McpFromString;
+        }
+        impl<T> __McpViaSerde<T> for __McpParse<T> {
+            fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String>
+            where
+                T: __McpFromString,
+            {
+                <T as __McpFromString>::__mcp_from(s)
+            }
+        }
     }
+}
+
+/// The call parsing `value` (a `&String`) into `ty` with [`from_str_trait`]'s items.
+pub(crate) fn parse_string(ty: &syn::Type, value: TokenStream) -> TokenStream {
+    quote_spanned!(ty.span()=> (&&__McpParse::<#ty>(::core::marker::PhantomData)).__mcp_parse(#value))
 }
 
 /// A local trait through which each JSON argument's type is projected in the arguments struct:
@@ -161,6 +196,10 @@ pub(crate) fn handle(
     kind: Registered,
     build: &Ident,
 ) -> (TokenStream, TokenStream) {
+    if let Host::Impl { .. } = func.host {
+        // Registered through its impl's `Handlers`: no handle beside a method.
+        return (TokenStream::new(), TokenStream::new());
+    }
     let vis = &func.item.vis;
     let ident = &func.item.sig.ident;
     let noun = match kind {
@@ -185,22 +224,41 @@ pub(crate) fn handle(
     )
 }
 
-/// `inventory::submit!` of the item.
+/// `inventory::submit!` of the item (a method's registration names its impl's type).
 pub(crate) fn registration(
     paths: &Paths,
+    func: &Function,
     kind: Registered,
     key: &str,
     build: &Ident,
 ) -> TokenStream {
     let p = paths.private();
     let ty = kind.ty();
+    let owner = match &func.host {
+        Host::Free => quote!(::core::option::Option::None),
+        Host::Impl { self_ty, .. } => quote! {
+            ::core::option::Option::Some(#p::std::any::TypeId::of::<#self_ty>)
+        },
+    };
     quote! {
         fn __mcp_primitive() -> #p::Primitive {
             #p::Primitive::#ty(#build())
         }
         #p::inventory::submit! {
-            #p::Registration::new(#p::PrimitiveKind::#ty, #key, __mcp_primitive, ::core::file!(), ::core::line!(), ::core::column!())
+            #p::Registration::new(#p::PrimitiveKind::#ty, #key, __mcp_primitive, #owner, ::core::file!(), ::core::line!(), ::core::column!())
         }
+    }
+}
+
+/// The function as the user wrote it, where it is re-emitted next to the generated items: a free
+/// function here, a method by its `impl` block.
+pub(crate) fn emitted(func: &Function) -> TokenStream {
+    match func.host {
+        Host::Free => {
+            let item = &func.item;
+            quote!(#item)
+        }
+        Host::Impl { .. } => TokenStream::new(),
     }
 }
 
@@ -224,6 +282,31 @@ pub(crate) fn title_and_description(
         out.extend(quote!(#b = #b.description(#d);));
     }
     out
+}
+
+/// A compile-time warning, at `span`, that the tool has no description (stable proc macros
+/// cannot emit warnings: the use of a deprecated item carries the message). Nothing when it has
+/// one.
+pub(crate) fn missing_description_warning(
+    name: &str,
+    description: Option<&syn::LitStr>,
+    attrs: &[syn::Attribute],
+    span: proc_macro2::Span,
+) -> TokenStream {
+    if description.is_some() || crate::docs::description(attrs).is_some() {
+        return TokenStream::new();
+    }
+    let note = format!(
+        "tool `{name}` has no description, so the model is told nothing about when to use it: add a `///` doc comment or `#[tool(description = \"...\")]`"
+    );
+    let use_site = quote_spanned!(span=> let _ = __mcp_no_description;);
+    quote! {
+        #[deprecated(note = #note)]
+        struct __mcp_no_description;
+        fn __mcp_description_check() {
+            #use_site
+        }
+    }
 }
 
 /// `Icon::new(src).mime_type(..).sizes([..]).theme(..)`.
@@ -272,6 +355,64 @@ pub(crate) fn meta(paths: &Paths, builder: &Ident, expr: &syn::Expr) -> TokenStr
     }
 }
 
+/// A client input's text: the literal as it is, or, when it interpolates `{name}` arguments
+/// (checked against the arguments by `check::interpolations`), formatted with their values.
+fn text(func: &Function, lit: &syn::LitStr) -> TokenStream {
+    let names = crate::interpolate::placeholders(&lit.value()).unwrap_or_default();
+    if names.is_empty() {
+        return quote!(#lit);
+    }
+    let values = names.iter().filter_map(|name| {
+        let i = func
+            .params
+            .iter()
+            .position(|p| p.is_argument() && p.ident.as_ref().is_some_and(|id| id == name))?;
+        let name = format_ident!("{}", name);
+        let l = local(i);
+        Some(quote_spanned!(func.params[i].ty.span()=> #name = &#l))
+    });
+    quote!(&::std::format!(#lit, #(#values),*))
+}
+
+/// What the parameters declare on the builder: `needs(..)` for every context parameter that
+/// needs shared state (`State<T>`, or `&self`), so that building a server without the state
+/// fails instead of the first call; `asks_client_input()` when the function asks the client for
+/// input (a `#[roots]`, `#[sample]` or `#[elicit]` parameter, or `Rounds`).
+pub(crate) fn declarations(paths: &Paths, func: &Function, builder: &Ident) -> TokenStream {
+    let p = paths.private();
+    let mut out = TokenStream::new();
+    if let Host::Impl {
+        self_ty,
+        receiver: true,
+    } = &func.host
+    {
+        out.extend(quote!(#builder = #builder.needs(#p::StateNeed::of::<#self_ty>());));
+    }
+    for param in func
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Context))
+    {
+        let ty = &param.ty;
+        out.extend(quote_spanned! {ty.span()=>
+            if let ::core::option::Option::Some(__mcp_need) = <#ty as #p::FromContext>::state_need() {
+                #builder = #builder.needs(__mcp_need);
+            }
+            if <#ty as #p::FromContext>::asks_client_input() {
+                #builder = #builder.asks_client_input();
+            }
+        });
+    }
+    if func
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Input(_)))
+    {
+        out.extend(quote!(#builder = #builder.asks_client_input();));
+    }
+    out
+}
+
 /// Bindings of the context and client-input parameters, given the request context expression
 /// and the outcome type used to answer `input_required`.
 pub(crate) fn context_and_inputs(
@@ -282,6 +423,15 @@ pub(crate) fn context_and_inputs(
 ) -> TokenStream {
     let p = paths.private();
     let mut out = TokenStream::new();
+    if let Host::Impl {
+        self_ty,
+        receiver: true,
+    } = &func.host
+    {
+        out.extend(quote! {
+            let __mcp_self = <#p::State<#self_ty> as #p::FromContext>::from_context(#context)?;
+        });
+    }
     for (i, param) in func.params.iter().enumerate() {
         if let ParamKind::Context = param.kind {
             let l = local(i);
@@ -316,9 +466,13 @@ pub(crate) fn context_and_inputs(
                 system_prompt,
             } => {
                 let system = match system_prompt {
-                    Some(s) => quote!(::core::option::Option::Some(#s)),
+                    Some(s) => {
+                        let s = text(func, s);
+                        quote!(::core::option::Option::Some(#s))
+                    }
                     None => quote!(::core::option::Option::None::<&str>),
                 };
+                let prompt = text(func, prompt);
                 quote!(__mcp_inputs.sample_prompt(#key, #required, #prompt, #max_tokens, #system))
             }
             InputKind::Elicit { message, form } => {
@@ -326,6 +480,7 @@ pub(crate) fn context_and_inputs(
                     Some(t) => quote!(#t),
                     None => quote!(_),
                 };
+                let message = text(func, message);
                 quote_spanned!(param.ty.span()=> __mcp_inputs.elicit::<#form>(#key, #required, #message))
             }
         };
@@ -355,19 +510,30 @@ pub(crate) fn call(paths: &Paths, func: &Function) -> TokenStream {
     let p = paths.private();
     let ident = &func.item.sig.ident;
     let locals = (0..func.params.len()).map(local);
+    let (callee, receiver) = match &func.host {
+        Host::Free => (quote!(#ident), TokenStream::new()),
+        Host::Impl { self_ty, receiver } => (
+            quote!(<#self_ty>::#ident),
+            if *receiver {
+                quote!(&*__mcp_self,)
+            } else {
+                TokenStream::new()
+            },
+        ),
+    };
     if func.is_async() {
         let span = ident.span();
         // Checked for `Send` here, at the function's name, without boxing it a second time
         // (the handler's own future is boxed already).
         let boxed = quote_spanned! {span=>
-            let __mcp_fut = #p::assert_send(#ident(#(#locals),*));
+            let __mcp_fut = #p::assert_send(#callee(#receiver #(#locals),*));
         };
         quote! {
             #boxed
             let __mcp_out = __mcp_fut.await;
         }
     } else {
-        quote!(let __mcp_out = #ident(#(#locals),*);)
+        quote!(let __mcp_out = #callee(#receiver #(#locals),*);)
     }
 }
 

@@ -6,7 +6,7 @@ use crate::common::{self, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
 use crate::fallback;
-use crate::model::{Function, MacroKind, option_inner};
+use crate::model::{Function, Host, MacroKind, option_inner};
 use crate::paths::Paths;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -63,12 +63,12 @@ impl PromptAttrs {
 
 /// Entry point of `#[prompt]`.
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let cx = Ctxt::new();
-    let attrs = PromptAttrs::parse(&cx, args);
-    let paths = Paths::new(attrs.krate.clone());
     let item = match syn::parse2::<ItemFn>(input.clone()) {
         Ok(item) => item,
         Err(_) => {
+            let cx = Ctxt::new();
+            let attrs = PromptAttrs::parse(&cx, args);
+            let paths = Paths::new(attrs.krate.clone());
             cx.error_at(
                 Span::call_site(),
                 "`#[prompt]` goes on a free function (`fn` or `async fn`)",
@@ -81,8 +81,25 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             );
         }
     };
+    match expand_fn(args, item, Host::Free) {
+        Ok((_, out)) => out,
+        Err((errors, paths)) => fallback::emit(input, errors, &paths, &[Registered::Prompt]),
+    }
+}
+
+/// The prompt of `item`, a function living in `host`: the function as it is re-emitted and the
+/// generated items, or the errors (and where `mcp_runtime` is, for a fallback).
+pub(crate) fn expand_fn(
+    args: TokenStream,
+    item: ItemFn,
+    host: Host,
+) -> Result<(ItemFn, TokenStream), (TokenStream, Paths)> {
+    let cx = Ctxt::new();
+    let attrs = PromptAttrs::parse(&cx, args);
+    let paths = Paths::new(attrs.krate.clone());
     check::signature(&cx, &item, MacroKind::Prompt);
-    let mut func = Function::from_item(&cx, item, MacroKind::Prompt);
+    let mut func = Function::from_item(&cx, item, MacroKind::Prompt, host);
+    check::interpolations(&cx, &func, MacroKind::Prompt);
     let name = match &attrs.name {
         Some(lit) => {
             if let Err(e) = check::prompt_name(&lit.value()) {
@@ -141,15 +158,11 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     }
     if cx.has_errors() {
-        return fallback::emit(
-            input,
-            cx.into_compile_errors(),
-            &paths,
-            &[Registered::Prompt],
-        );
+        return Err((cx.into_compile_errors(), paths));
     }
     let _ = cx.check();
-    generate(&paths, &attrs, &func, &name)
+    let out = generate(&paths, &attrs, &func, &name);
+    Ok((func.item, out))
 }
 
 fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> TokenStream {
@@ -176,9 +189,9 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
         let required = !optional;
         declare
             .extend(quote!(__mcp_prompt = __mcp_prompt.argument(#arg, #description, #required);));
-        let from_str = quote_spanned!(ty.span()=> <#ty as __McpFromStr>::__mcp_parse);
+        let parse_value = expand::parse_string(ty, quote!(&__mcp_v));
         let parse = quote! {
-            match #from_str(&__mcp_v) {
+            match #parse_value {
                 ::core::result::Result::Ok(__mcp_x) => __mcp_x,
                 ::core::result::Result::Err(__mcp_e) => {
                     return ::core::result::Result::Err(#p::McpError::invalid_params(#p::std::format!(
@@ -229,6 +242,11 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
         setup.extend(quote!(__mcp_prompt = __mcp_prompt.icon(#icon);));
     }
     setup.extend(declare);
+    setup.extend(expand::declarations(
+        paths,
+        func,
+        &format_ident!("__mcp_prompt"),
+    ));
     for c in &attrs.completions {
         let arg = &c.name;
         let completer = expand::completer(paths, &c.source);
@@ -237,12 +255,13 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
 
     let build = format_ident!("__mcp_build");
     let (handle, handle_impl) = expand::handle(paths, func, Registered::Prompt, &build);
-    let register = expand::registration(paths, Registered::Prompt, name, &build);
+    let register = expand::registration(paths, func, Registered::Prompt, name, &build);
     let allows = expand::allows();
-    let from_str_trait = expand::from_str_trait("prompt argument");
+    let from_str_trait = expand::from_str_trait(paths, "prompt argument");
 
+    let emitted = expand::emitted(func);
     quote! {
-        #item
+        #emitted
 
         #handle
 

@@ -6,7 +6,7 @@ use crate::common::{self, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
 use crate::fallback;
-use crate::model::{Function, MacroKind, option_inner};
+use crate::model::{Function, Host, MacroKind, option_inner};
 use crate::paths::Paths;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -129,12 +129,12 @@ fn parse_cache(cx: &Ctxt, meta: &Meta) -> Option<(LitInt, bool)> {
 
 /// Entry point of `#[resource]`.
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let cx = Ctxt::new();
-    let attrs = ResourceAttrs::parse(&cx, args);
-    let paths = Paths::new(attrs.krate.clone());
     let item = match syn::parse2::<ItemFn>(input.clone()) {
         Ok(item) => item,
         Err(_) => {
+            let cx = Ctxt::new();
+            let attrs = ResourceAttrs::parse(&cx, args);
+            let paths = Paths::new(attrs.krate.clone());
             cx.error_at(
                 Span::call_site(),
                 "`#[resource]` goes on a free function (`fn` or `async fn`)",
@@ -147,8 +147,30 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             );
         }
     };
+    match expand_fn(args, item, Host::Free) {
+        Ok((_, out)) => out,
+        Err((errors, paths)) => fallback::emit(
+            input,
+            errors,
+            &paths,
+            &[Registered::Resource, Registered::ResourceTemplate],
+        ),
+    }
+}
+
+/// The resource of `item`, a function living in `host`: the function as it is re-emitted and the
+/// generated items, or the errors (and where `mcp_runtime` is, for a fallback).
+pub(crate) fn expand_fn(
+    args: TokenStream,
+    item: ItemFn,
+    host: Host,
+) -> Result<(ItemFn, TokenStream), (TokenStream, Paths)> {
+    let cx = Ctxt::new();
+    let attrs = ResourceAttrs::parse(&cx, args);
+    let paths = Paths::new(attrs.krate.clone());
     check::signature(&cx, &item, MacroKind::Resource);
-    let func = Function::from_item(&cx, item, MacroKind::Resource);
+    let func = Function::from_item(&cx, item, MacroKind::Resource, host);
+    check::interpolations(&cx, &func, MacroKind::Resource);
 
     let mut variables: Vec<String> = Vec::new();
     let mut template_ok = false;
@@ -235,15 +257,11 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         cx.error_spanned_by(n, "a resource name cannot be empty");
     }
     if cx.has_errors() {
-        return fallback::emit(
-            input,
-            cx.into_compile_errors(),
-            &paths,
-            &[Registered::Resource, Registered::ResourceTemplate],
-        );
+        return Err((cx.into_compile_errors(), paths));
     }
     let _ = cx.check();
-    generate(&paths, &attrs, &func, &name, is_template)
+    let out = generate(&paths, &attrs, &func, &name, is_template);
+    Ok((func.item, out))
 }
 
 fn generate(
@@ -270,7 +288,7 @@ fn generate(
             None => (false, &param.ty),
         };
         let full_ty = &param.ty;
-        let from_str = quote_spanned!(ty.span()=> <#ty as __McpFromStr>::__mcp_parse);
+        let parse_value = expand::parse_string(ty, quote!(__mcp_v));
         let invalid = quote! {
             return ::core::result::Result::Err(#p::McpError::invalid_params(
                 #p::std::format!(
@@ -287,7 +305,7 @@ fn generate(
             }))
         };
         let parse = quote! {
-            match #from_str(__mcp_v) {
+            match #parse_value {
                 ::core::result::Result::Ok(__mcp_x) => __mcp_x,
                 ::core::result::Result::Err(__mcp_e) => { #invalid }
             }
@@ -339,6 +357,11 @@ fn generate(
         let icon = expand::icon(paths, icon);
         setup.extend(quote!(__mcp_res = __mcp_res.icon(#icon);));
     }
+    setup.extend(expand::declarations(
+        paths,
+        func,
+        &format_ident!("__mcp_res"),
+    ));
     if let Some((ttl, private)) = &attrs.cache {
         let scope = if *private {
             quote!(Private)
@@ -365,12 +388,13 @@ fn generate(
     };
     let build = format_ident!("__mcp_build");
     let (handle, handle_impl) = expand::handle(paths, func, kind, &build);
-    let register = expand::registration(paths, kind, &uri, &build);
+    let register = expand::registration(paths, func, kind, &uri, &build);
     let allows = expand::allows();
-    let from_str_trait = expand::from_str_trait("template variable");
+    let from_str_trait = expand::from_str_trait(paths, "template variable");
 
+    let emitted = expand::emitted(func);
     quote! {
-        #item
+        #emitted
 
         #handle
 

@@ -6,7 +6,7 @@ use crate::common::{self, IconSpec};
 use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
 use crate::fallback;
-use crate::model::{Function, MacroKind};
+use crate::model::{Function, Host, MacroKind};
 use crate::paths::Paths;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -120,12 +120,12 @@ fn parse_annotations(cx: &Ctxt, meta: &Meta) -> Annotations {
 
 /// Entry point of `#[tool]`.
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let cx = Ctxt::new();
-    let attrs = ToolAttrs::parse(&cx, args);
-    let paths = Paths::new(attrs.krate.clone());
     let item = match syn::parse2::<ItemFn>(input.clone()) {
         Ok(item) => item,
         Err(_) => {
+            let cx = Ctxt::new();
+            let attrs = ToolAttrs::parse(&cx, args);
+            let paths = Paths::new(attrs.krate.clone());
             cx.error_at(
                 Span::call_site(),
                 "`#[tool]` goes on a free function (`fn` or `async fn`)",
@@ -133,8 +133,25 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             return fallback::emit(input, cx.into_compile_errors(), &paths, &[Registered::Tool]);
         }
     };
+    match expand_fn(args, item, Host::Free) {
+        Ok((_, out)) => out,
+        Err((errors, paths)) => fallback::emit(input, errors, &paths, &[Registered::Tool]),
+    }
+}
+
+/// The tool of `item`, a function living in `host`: the function as it is re-emitted and the
+/// generated items, or the errors (and where `mcp_runtime` is, for a fallback).
+pub(crate) fn expand_fn(
+    args: TokenStream,
+    item: ItemFn,
+    host: Host,
+) -> Result<(ItemFn, TokenStream), (TokenStream, Paths)> {
+    let cx = Ctxt::new();
+    let attrs = ToolAttrs::parse(&cx, args);
+    let paths = Paths::new(attrs.krate.clone());
     check::signature(&cx, &item, MacroKind::Tool);
-    let func = Function::from_item(&cx, item, MacroKind::Tool);
+    let func = Function::from_item(&cx, item, MacroKind::Tool, host);
+    check::interpolations(&cx, &func, MacroKind::Tool);
     let name = match &attrs.name {
         Some(lit) => {
             if let Err(e) = check::tool_name(&lit.value()) {
@@ -156,11 +173,12 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     if cx.has_errors() {
-        return fallback::emit(input, cx.into_compile_errors(), &paths, &[Registered::Tool]);
+        return Err((cx.into_compile_errors(), paths));
     }
     // Nothing can fail past this point.
     let _ = cx.check();
-    generate(&paths, &attrs, &func, &name)
+    let out = generate(&paths, &attrs, &func, &name);
+    Ok((func.item, out))
 }
 
 fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> TokenStream {
@@ -277,15 +295,23 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
     if let Some(m) = &attrs.meta {
         setup.extend(expand::meta(paths, &builder, m));
     }
+    setup.extend(expand::declarations(paths, func, &builder));
 
     let build = format_ident!("__mcp_build");
     let (handle, handle_impl) = expand::handle(paths, func, Registered::Tool, &build);
-    let register = expand::registration(paths, Registered::Tool, name, &build);
+    let register = expand::registration(paths, func, Registered::Tool, name, &build);
     let allows = expand::allows();
     let argument_trait = expand::argument_trait(paths);
+    let warning = expand::missing_description_warning(
+        name,
+        attrs.description.as_ref(),
+        &item.attrs,
+        item.sig.ident.span(),
+    );
 
+    let emitted = expand::emitted(func);
     quote! {
-        #item
+        #emitted
 
         #handle
 
@@ -299,6 +325,8 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
             }
 
             #argument_trait
+
+            #warning
 
             fn __mcp_checks() {
                 #(#checks)*

@@ -3,7 +3,7 @@
 
 use super::caller::Caller;
 use super::notify::Logger;
-use super::request::{Progress, RequestContext};
+use super::request::{Progress, RequestContext, StateMap};
 use crate::error::McpError;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -48,6 +48,67 @@ impl<T> std::ops::Deref for State<T> {
 pub trait FromContext: Sized {
     /// Builds the value, or refuses the request with a protocol error.
     fn from_context(cx: &RequestContext) -> Result<Self, McpError>;
+
+    /// The shared state the parameter needs, checked when the server is built (`State<T>` needs
+    /// a `T`). `None` by default.
+    fn state_need() -> Option<StateNeed> {
+        None
+    }
+
+    /// Whether the parameter lets the handler ask the client for input (multi round-trip
+    /// requests): `false` by default.
+    fn asks_client_input() -> bool {
+        false
+    }
+}
+
+/// A type of shared state a handler needs: [`ServerBuilder::build`](crate::ServerBuilder::build)
+/// refuses a server that registers the handler without registering the state.
+///
+/// ```
+/// use mcp_runtime::{NoArguments, Server, StateNeed, Tool};
+/// struct Notes;
+/// let tool = Tool::new("count")
+///     .needs(StateNeed::of::<Notes>())
+///     .handler(|_: NoArguments, cx| async move { cx.state::<Notes>().is_some().to_string() });
+/// let err = Server::builder().tool(tool.clone()).build().unwrap_err();
+/// assert!(err.to_string().contains("Notes"));
+/// assert!(Server::builder().state(Notes).tool(tool).build().is_ok());
+/// ```
+#[derive(Clone, Copy)]
+pub struct StateNeed {
+    type_name: &'static str,
+    present: fn(&StateMap) -> bool,
+}
+
+impl StateNeed {
+    /// The need of a `T`.
+    pub fn of<T: Send + Sync + 'static>() -> Self {
+        StateNeed {
+            type_name: std::any::type_name::<T>(),
+            present: |state| state.get::<Arc<T>>().is_some(),
+        }
+    }
+    /// The type's name, for messages.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+    /// Whether `state` holds it.
+    pub(crate) fn is_met(&self, state: &StateMap) -> bool {
+        (self.present)(state)
+    }
+}
+
+impl std::fmt::Debug for StateNeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StateNeed({})", self.type_name)
+    }
+}
+
+impl PartialEq for StateNeed {
+    fn eq(&self, other: &StateNeed) -> bool {
+        self.type_name == other.type_name
+    }
 }
 
 impl FromContext for RequestContext {
@@ -77,11 +138,16 @@ impl FromContext for CancellationToken {
 impl<T: Send + Sync + 'static> FromContext for State<T> {
     fn from_context(cx: &RequestContext) -> Result<Self, McpError> {
         cx.state::<T>().map(State).ok_or_else(|| {
-            McpError::internal(format!(
-                "server state of type `{}` was not registered (call ServerBuilder::state)",
-                std::any::type_name::<T>()
-            ))
+            // The client learns nothing of the server's types; the log says which is missing.
+            tracing::error!(
+                state = std::any::type_name::<T>(),
+                "a handler needs shared state that was not registered (ServerBuilder::state)"
+            );
+            McpError::internal("Internal error: the server is misconfigured; see its log")
         })
+    }
+    fn state_need() -> Option<StateNeed> {
+        Some(StateNeed::of::<T>())
     }
 }
 

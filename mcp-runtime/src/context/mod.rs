@@ -7,7 +7,7 @@ mod notify;
 mod request;
 
 pub use caller::Caller;
-pub use extract::{FromContext, State};
+pub use extract::{FromContext, State, StateNeed};
 pub use notify::Logger;
 pub(crate) use notify::Notifier;
 pub(crate) use request::{ContextInner, StateMap};

@@ -39,6 +39,20 @@ pub struct Logger {
 }
 
 impl Logger {
+    /// A logger that sends nothing: for calling a handler outside a request (unit tests).
+    ///
+    /// ```
+    /// use mcp_runtime::Logger;
+    /// let log = Logger::disabled();
+    /// assert!(!log.info("nobody hears this"));
+    /// ```
+    pub fn disabled() -> Self {
+        Logger {
+            level: None,
+            notifier: Notifier::none(),
+            name: None,
+        }
+    }
     /// A logger with a name (`logger` field).
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Self {

@@ -139,6 +139,9 @@ impl FromContext for Rounds {
         cx.input()?;
         Ok(Rounds { cx: cx.clone() })
     }
+    fn asks_client_input() -> bool {
+        true
+    }
 }
 
 impl Rounds {

@@ -176,6 +176,24 @@ impl CallToolResult {
         self.structured_content = Some(value);
         self
     }
+    /// The text of its text blocks, one per line (what a model reads of it).
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{CallToolResult, Content};
+    /// let r = CallToolResult::new(vec![Content::text("a"), Content::text("b")]);
+    /// assert_eq!(r.text(), "a\nb");
+    /// ```
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+    /// Whether it reports a tool execution error (`isError: true`).
+    pub fn failed(&self) -> bool {
+        self.is_error == Some(true)
+    }
     /// Leaves `isError` out of the wire form (clients read absent as `false`).
     #[must_use]
     pub fn omit_is_error(mut self) -> Self {

@@ -4,21 +4,25 @@
 
 use super::primitive::Items;
 use super::snapshot::Registry;
+use crate::context::StateMap;
 use crate::error::BuildError;
 use std::sync::{Arc, RwLock, RwLockWriteGuard};
 
 pub(crate) struct Catalog {
     items: RwLock<Items>,
     snapshot: RwLock<Arc<Registry>>,
+    /// The shared state handlers may need (checked on every rebuild).
+    state: Arc<StateMap>,
 }
 
 impl Catalog {
     /// Validates `items`; every problem is reported at once.
-    pub(crate) fn new(items: Items) -> Result<Catalog, BuildError> {
-        let snapshot = Registry::build(&items)?;
+    pub(crate) fn new(items: Items, state: Arc<StateMap>) -> Result<Catalog, BuildError> {
+        let snapshot = Registry::build(&items, &state)?;
         Ok(Catalog {
             items: RwLock::new(items),
             snapshot: RwLock::new(Arc::new(snapshot)),
+            state,
         })
     }
 
@@ -39,7 +43,7 @@ impl Catalog {
         if !edit(&mut next) {
             return Ok(false);
         }
-        let snapshot = Registry::build(&next)?;
+        let snapshot = Registry::build(&next, &self.state)?;
         *items = next;
         *write(&self.snapshot) = Arc::new(snapshot);
         Ok(true)

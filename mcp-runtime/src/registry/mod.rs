@@ -20,7 +20,7 @@ pub(crate) use headers::{HeaderKind, ParamHeader};
 pub use output::*;
 pub(crate) use primitive::Items;
 pub use primitive::{
-    IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Primitive,
+    Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Primitive,
     PrimitiveKind, Registration,
 };
 pub use prompt::{Prompt, PromptGet};

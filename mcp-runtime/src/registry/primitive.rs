@@ -5,6 +5,7 @@ use super::prompt::Prompt;
 use super::resource::{Resource, ResourceTemplate};
 use super::tool::Tool;
 use crate::error::SourceLocation;
+use std::any::TypeId;
 
 /// The kind of a registered primitive, for run-time changes.
 ///
@@ -211,6 +212,8 @@ impl IntoPrimitive for Prompt {
 pub struct Registration {
     /// What it is.
     pub kind: PrimitiveKind,
+    /// The type of the `#[handlers]` impl the method belongs to; `None` for a free function.
+    pub owner: Option<fn() -> TypeId>,
     /// Name (tools, prompts) or URI / template (resources).
     pub key: &'static str,
     /// Builds the definition.
@@ -225,12 +228,14 @@ impl Registration {
         kind: PrimitiveKind,
         key: &'static str,
         build: fn() -> Primitive,
+        owner: Option<fn() -> TypeId>,
         file: &'static str,
         line: u32,
         column: u32,
     ) -> Self {
         Registration {
             kind,
+            owner,
             key,
             build,
             location: SourceLocation { file, line, column },
@@ -246,6 +251,47 @@ impl Registration {
 }
 
 inventory::collect!(Registration);
+
+/// A type whose `impl` block is marked `#[handlers]`: its marked methods are the primitives
+/// [`ServerBuilder::handlers`](crate::ServerBuilder::handlers) registers, with the value as their
+/// shared state. Implemented by the attribute; not by hand.
+///
+/// ```
+/// use mcp_runtime::{Handlers, Server, handlers};
+///
+/// struct Clock;
+///
+/// #[handlers]
+/// impl Clock {
+///     /// The time, as a Unix timestamp.
+///     #[tool]
+///     fn now(&self) -> u64 {
+///         0
+///     }
+/// }
+///
+/// fn is_handlers<T: Handlers>() {}
+/// is_handlers::<Clock>();
+/// assert!(Server::builder().handlers(Clock).build().is_ok());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `#[handlers]` impl block",
+    label = "`.handlers(..)` takes a value whose type has an `impl` block marked `#[handlers]`",
+    note = "mark the `impl` block that holds its `#[tool]`, `#[resource]` and `#[prompt]` methods with `#[handlers]`"
+)]
+pub trait Handlers: Send + Sync + 'static {}
+
+impl Registration {
+    /// The registrations of the methods of `H`'s `#[handlers]` impl, in the order of
+    /// [`Registration::all`].
+    pub(crate) fn of<H: Handlers>() -> Vec<&'static Registration> {
+        let owner = TypeId::of::<H>();
+        Registration::all()
+            .into_iter()
+            .filter(|r| r.owner.is_some_and(|of| of() == owner))
+            .collect()
+    }
+}
 
 /// Everything a server holds, before validation, in the order it was registered.
 #[derive(Default, Clone)]
@@ -281,6 +327,14 @@ impl Items {
             }
             PrimitiveKind::Prompt => self.prompts.iter().any(|p| p.info.name == key),
         }
+    }
+
+    /// Whether any handler asks the client for input.
+    pub(crate) fn ask_client_input(&self) -> bool {
+        self.tools.iter().any(|t| t.asks_input)
+            || self.resources.iter().any(|r| r.asks_input)
+            || self.templates.iter().any(|t| t.asks_input)
+            || self.prompts.iter().any(|p| p.asks_input)
     }
 
     pub(crate) fn enabled(&self, kind: PrimitiveKind, key: &str) -> bool {

@@ -3,7 +3,7 @@
 use super::BoxFuture;
 use super::complete::Completer;
 use super::output::{IntoPromptResult, PromptOutcome};
-use crate::context::RequestContext;
+use crate::context::{RequestContext, StateNeed};
 use crate::error::{McpError, SourceLocation};
 use crate::protocol::{Icon, PromptArgument, PromptInfo};
 use std::collections::{BTreeMap, HashMap};
@@ -39,6 +39,10 @@ pub struct Prompt {
     pub(crate) info: PromptInfo,
     pub(crate) handler: Option<Arc<PromptFn>>,
     pub(crate) source: Option<SourceLocation>,
+    /// Shared state the handler needs.
+    pub(crate) needs: Vec<StateNeed>,
+    /// The handler asks the client for input.
+    pub(crate) asks_input: bool,
     pub(crate) completers: HashMap<String, Completer>,
 }
 
@@ -64,6 +68,8 @@ impl Prompt {
             },
             handler: None,
             source: None,
+            needs: Vec::new(),
+            asks_input: false,
             completers: HashMap::new(),
         }
     }
@@ -105,6 +111,22 @@ impl Prompt {
     /// Records where it was declared.
     pub fn source(mut self, location: SourceLocation) -> Self {
         self.source = Some(location);
+        self
+    }
+    /// Declares shared state the handler takes from the context: building a server that
+    /// registers it without the state fails, naming it (the macros declare `State<T>`
+    /// parameters themselves).
+    pub fn needs(mut self, need: StateNeed) -> Self {
+        if !self.needs.contains(&need) {
+            self.needs.push(need);
+        }
+        self
+    }
+    /// Declares that the handler asks the client for input (multi round-trip requests): a
+    /// server with such a primitive and no shared `requestState` key warns at startup (the
+    /// macros declare it themselves).
+    pub fn asks_client_input(mut self) -> Self {
+        self.asks_input = true;
         self
     }
     /// Completes values of the argument `argument`.

@@ -4,7 +4,7 @@ use super::BoxFuture;
 use super::complete::Completer;
 use super::output::{IntoResourceResult, ResourceOutcome};
 use crate::config::CacheHint;
-use crate::context::RequestContext;
+use crate::context::{RequestContext, StateNeed};
 use crate::error::{McpError, SourceLocation};
 use crate::protocol::{
     CacheScope, Icon, Resource as ResourceInfo, ResourceTemplate as TemplateInfo,
@@ -74,6 +74,22 @@ macro_rules! common_setters {
             self.source = Some(location);
             self
         }
+        /// Declares shared state the handler takes from the context: building a server that
+        /// registers it without the state fails, naming it (the macros declare `State<T>`
+        /// parameters themselves).
+        pub fn needs(mut self, need: StateNeed) -> Self {
+            if !self.needs.contains(&need) {
+                self.needs.push(need);
+            }
+            self
+        }
+        /// Declares that the handler asks the client for input (multi round-trip requests): a
+        /// server with such a primitive and no shared `requestState` key warns at startup (the
+        /// macros declare it themselves).
+        pub fn asks_client_input(mut self) -> Self {
+            self.asks_input = true;
+            self
+        }
     };
 }
 
@@ -93,6 +109,10 @@ pub struct Resource {
     pub(crate) cache: Option<CacheHint>,
     pub(crate) handler: Option<Arc<ResourceFn>>,
     pub(crate) source: Option<SourceLocation>,
+    /// Shared state the handler needs.
+    pub(crate) needs: Vec<StateNeed>,
+    /// The handler asks the client for input.
+    pub(crate) asks_input: bool,
 }
 
 impl std::fmt::Debug for Resource {
@@ -111,6 +131,8 @@ impl Resource {
             cache: None,
             handler: None,
             source: None,
+            needs: Vec::new(),
+            asks_input: false,
         }
     }
     /// The URI.
@@ -154,6 +176,10 @@ pub struct ResourceTemplate {
     pub(crate) cache: Option<CacheHint>,
     pub(crate) handler: Option<Arc<ResourceFn>>,
     pub(crate) source: Option<SourceLocation>,
+    /// Shared state the handler needs.
+    pub(crate) needs: Vec<StateNeed>,
+    /// The handler asks the client for input.
+    pub(crate) asks_input: bool,
     pub(crate) completers: HashMap<String, Completer>,
 }
 
@@ -182,6 +208,8 @@ impl ResourceTemplate {
             cache: None,
             handler: None,
             source: None,
+            needs: Vec::new(),
+            asks_input: false,
             completers: HashMap::new(),
         }
     }

@@ -6,6 +6,7 @@ use super::primitive::{Items, PrimitiveKind};
 use super::prompt::{Prompt, PromptFn};
 use super::resource::{Resource, ResourceFn, ResourceTemplate};
 use super::tool::{Tool, ToolHandler};
+use crate::context::{StateMap, StateNeed};
 use crate::error::{BuildError, McpError, SourceLocation};
 use crate::schema::ArgumentValidator;
 use crate::uri_template::UriTemplate;
@@ -120,8 +121,12 @@ fn raw<T: serde::Serialize>(v: &T) -> Box<RawValue> {
 
 impl Registry {
     /// Validates and indexes `items`, reporting every problem at once.
-    pub(crate) fn build(items: &Items) -> Result<Registry, BuildError> {
-        let mut check = Check::default();
+    pub(crate) fn build(items: &Items, state: &StateMap) -> Result<Registry, BuildError> {
+        let mut check = Check {
+            errors: Vec::new(),
+            seen: HashMap::new(),
+            state,
+        };
         let mut reg = Registry::default();
         for tool in &items.tools {
             if let Some(entry) = check.tool(tool)
@@ -174,14 +179,15 @@ impl Registry {
     }
 }
 
-/// The problems found so far, and the names seen (to report duplicates with both places).
-#[derive(Default)]
-struct Check {
+/// The problems found so far, the names seen (to report duplicates with both places), and the
+/// shared state handlers may need.
+struct Check<'s> {
     errors: Vec<BuildError>,
     seen: HashMap<(&'static str, String), Option<SourceLocation>>,
+    state: &'s StateMap,
 }
 
-impl Check {
+impl Check<'_> {
     fn invalid(
         &mut self,
         kind: &'static str,
@@ -195,6 +201,26 @@ impl Check {
             reason,
             location: at,
         });
+    }
+
+    /// Reports every state the handler needs and the server lacks; `false` when there is one.
+    fn state_met(
+        &mut self,
+        kind: &'static str,
+        name: &str,
+        needs: &[StateNeed],
+        at: Option<SourceLocation>,
+    ) -> bool {
+        let mut met = true;
+        for need in needs.iter().filter(|n| !n.is_met(self.state)) {
+            let ty = need.type_name();
+            let reason = format!(
+                "its handler takes `State<{ty}>`, but the server has no `{ty}`: register one with `ServerBuilder::state(..)`"
+            );
+            self.invalid(kind, name, reason, at);
+            met = false;
+        }
+        met
     }
 
     /// Records `key`; reports and returns `true` when it was seen before.
@@ -262,6 +288,9 @@ impl Check {
                 return None;
             }
         };
+        if !self.state_met("tool", name, &tool.needs, at) {
+            return None;
+        }
         let Some(handler) = tool.handler.clone() else {
             self.invalid("tool", name, "it has no handler".into(), at);
             return None;
@@ -288,6 +317,9 @@ impl Check {
             return None;
         }
         if self.duplicate("resource", uri, at) {
+            return None;
+        }
+        if !self.state_met("resource", uri, &res.needs, at) {
             return None;
         }
         let Some(handler) = res.handler.clone() else {
@@ -327,6 +359,9 @@ impl Check {
                 self.invalid(KIND, text, reason, at);
             }
         }
+        if !self.state_met(KIND, text, &t.needs, at) {
+            return None;
+        }
         let Some(handler) = t.handler.clone() else {
             self.invalid(KIND, text, "it has no handler".into(), at);
             return None;
@@ -357,6 +392,9 @@ impl Check {
                 );
                 self.invalid("prompt", name, reason, at);
             }
+        }
+        if !self.state_met("prompt", name, &p.needs, at) {
+            return None;
         }
         let Some(handler) = p.handler.clone() else {
             self.invalid("prompt", name, "it has no handler".into(), at);

@@ -1,6 +1,7 @@
 use mcp_runtime::tool;
 use std::rc::Rc;
 
+/// A tool for this test.
 #[tool]
 async fn count(text: String) -> usize {
     let shared = Rc::new(text);

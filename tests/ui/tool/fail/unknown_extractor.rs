@@ -2,6 +2,7 @@ use mcp_runtime::tool;
 
 struct NotAnExtractor;
 
+/// A tool for this test.
 #[tool]
 fn whoami(#[ctx] who: NotAnExtractor) -> String {
     let _ = who;

@@ -1,0 +1,48 @@
+use mcp_runtime::handlers;
+
+struct Notes;
+
+#[handlers]
+impl Notes {
+    /// Changes the notes.
+    #[tool]
+    fn edit(&mut self) -> String {
+        String::new()
+    }
+
+    /// Takes the notes.
+    #[tool]
+    fn take(self) -> String {
+        String::new()
+    }
+
+    /// Two at once.
+    #[tool]
+    #[prompt]
+    fn both(&self) -> String {
+        String::new()
+    }
+}
+
+trait Store {
+    fn get(&self) -> String;
+}
+
+#[handlers]
+impl Store for Notes {
+    fn get(&self) -> String {
+        String::new()
+    }
+}
+
+struct Empty;
+
+#[handlers]
+impl Empty {
+    fn nothing(&self) {}
+}
+
+#[handlers]
+struct NotAnImpl;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_runtime::Server;
+
+struct Plain;
+
+fn main() {
+    let _ = Server::builder().handlers(Plain);
+}
