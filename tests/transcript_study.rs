@@ -155,3 +155,37 @@ async fn mrtr_across_two_instances_sharing_only_the_key() {
         "the final text differs from seed 000"
     );
 }
+
+/// The same exchange through the in-process `TestClient`: the client's answers come from its
+/// callbacks, and the body runs once with all three.
+#[tokio::test]
+async fn prepare_review_through_the_test_client() {
+    use mcp_runtime::testing::{Elicited, TestClient};
+    let server = study_server::build(Some(KeyRing::new(&[[9; 32]]).unwrap())).unwrap();
+    let client = TestClient::new(server)
+        .roots(["file:///workspace"])
+        .on_sample(|_| "Check the rollback path.".to_owned())
+        .on_elicit(|message, _| {
+            assert_eq!(message, "Choose the primary review goal.");
+            Elicited::Accept(json!({"goal": "safety"}))
+        });
+    let result = client
+        .call_tool("prepare_review", json!({"topic": "release"}))
+        .await
+        .unwrap();
+    let summary: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(
+        summary,
+        json!({"goal": "safety", "rootCount": 1, "sample": "Check the rollback path.", "topic": "release"})
+    );
+    let declined = TestClient::new(study_server::build(None).unwrap())
+        .roots(["file:///workspace"])
+        .on_sample(|_| "x".to_owned())
+        .on_elicit(|_, _| Elicited::Decline);
+    let result = declined
+        .call_tool("prepare_review", json!({"topic": "release"}))
+        .await
+        .unwrap();
+    assert!(result.failed());
+    assert_eq!(result.text(), "The user declined to choose a review goal.");
+}

@@ -7,8 +7,14 @@ mod config;
 mod context;
 pub mod dispatch;
 mod error;
+pub mod guide;
 pub mod mrtr;
 pub mod prelude;
+
+// The root README's quick start, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod root_readme {}
 pub mod protocol;
 mod registry;
 mod run;
@@ -41,3 +47,9 @@ pub use run::RunMode;
 pub use server::{Server, ServerBuilder};
 pub use transport::http::HttpOptions;
 pub use uri_template::UriTemplate;
+
+/// The `schemars` this crate derives schemas with (1.x), for `#[schemars(crate =
+/// "mcp_runtime::schemars")]` when it is not a dependency of your own.
+pub use schemars;
+/// The `serde_json` this crate reads and writes JSON with.
+pub use serde_json;

@@ -1,0 +1,300 @@
+//! # The guide: from `cargo new` to a deployed server
+//!
+//! Each section is a small, compiled example. `examples/notes` is a whole server written this
+//! way, with its tests in `tests/notes.rs`.
+//!
+//! ## 1. Setup
+//!
+//! ```toml
+//! [dependencies]
+//! mcp-runtime = "0.1"
+//! tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
+//! serde = { version = "1", features = ["derive"] }
+//! schemars = "1"   # 1.x: the `JsonSchema` derive of your argument and result types
+//! serde_json = "1"
+//! ```
+//!
+//! ## 2. A tool, and serving it
+//!
+//! A `#[tool]` is a plain function. Its doc comment is the description the model reads (a tool
+//! without one gets a compile-time warning); its parameters are the JSON arguments; its return
+//! value becomes the result.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Add two integers. Use only for arithmetic addition.
+//! #[tool]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), mcp_runtime::Error> {
+//!     // `--addr HOST:PORT` (default 127.0.0.1:8000, endpoint /mcp) or `--stdio`.
+//!     Server::from_inventory().name("calculator").version("1.0.0").build()?.run().await
+//! }
+//! ```
+//!
+//! [`Server::from_inventory`](crate::Server::from_inventory) collects every annotated function
+//! of the program; register them one by one instead with their handles:
+//! `Server::builder().tool(add {})`.
+//!
+//! ## 3. Arguments, results, errors
+//!
+//! Arguments are owned types implementing `Deserialize` and `JsonSchema` (take `String`, not
+//! `&str`); `Option<T>` is optional; `///` on a parameter describes it; `#[schemars(..)]` and
+//! `#[serde(..)]` on a parameter refine its schema and reading. A function that returns
+//! `Result<T, E: Display>` answers `Err` as a tool error (`isError: true`, the message in the
+//! content) that the model reads and can correct; return `Result<T, McpError>` for a protocol
+//! error instead (unknown item, bad parameters), which the client sees as a JSON-RPC error.
+//! `Json<T>` returns `structuredContent` with an `outputSchema`.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use schemars::JsonSchema;
+//! use serde::Serialize;
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Quote {
+//!     /// The price, in cents.
+//!     cents: u64,
+//! }
+//!
+//! /// Quote a price for a number of seats.
+//! #[tool]
+//! fn quote(
+//!     /// How many seats (1 to 500).
+//!     #[schemars(range(min = 1, max = 500))]
+//!     seats: u64,
+//!     /// A discount code, if any.
+//!     code: Option<String>,
+//! ) -> Result<Json<Quote>, String> {
+//!     if code.as_deref() == Some("EXPIRED") {
+//!         return Err("That code has expired; quote without it.".into());
+//!     }
+//!     Ok(Json(Quote { cents: seats * 1_200 }))
+//! }
+//! # let _ = Server::builder().tool(quote {}).build().unwrap();
+//! ```
+//!
+//! ## 4. Resources and prompts
+//!
+//! A `#[resource]` serves a URI; one with `{variables}` is a template whose variables are
+//! parameters, parsed from the string (`FromStr`, or a unit enum deriving `Deserialize` by its
+//! variant's name). A `#[prompt]`'s parameters are its string arguments.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// The service configuration.
+//! #[resource("config://service", mime_type = "application/json")]
+//! fn config() -> &'static str {
+//!     r#"{"region": "eu-west-1"}"#
+//! }
+//!
+//! /// One invoice.
+//! #[resource("invoices://{number}")]
+//! fn invoice(number: u32) -> Result<String, McpError> {
+//!     if number == 0 {
+//!         return Err(McpError::resource_not_found("invoices://0"));
+//!     }
+//!     Ok(format!("Invoice {number}"))
+//! }
+//!
+//! #[derive(Debug, serde::Deserialize)]
+//! #[serde(rename_all = "lowercase")]
+//! enum Tone { Formal, Casual }
+//!
+//! /// Draft a reply to a customer.
+//! #[prompt]
+//! fn reply(
+//!     /// What the customer wrote.
+//!     message: String,
+//!     /// `formal` or `casual`.
+//!     tone: Option<Tone>,
+//! ) -> String {
+//!     format!("Reply {:?} to: {message}", tone.unwrap_or(Tone::Formal))
+//! }
+//! # let _ = Server::builder().resource(config {}).resource_template(invoice {}).prompt(reply {}).build().unwrap();
+//! ```
+//!
+//! ## 5. Shared state
+//!
+//! A value every request shares is registered once and taken as [`State<T>`](crate::State), or
+//! is the `&self` of a `#[handlers]` impl block. Building a server whose handlers take a state
+//! it was not given fails, naming the handler and the type: it never reaches a client.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::handlers;
+//! use std::sync::Mutex;
+//!
+//! #[derive(Default)]
+//! struct Todo(Mutex<Vec<String>>);
+//!
+//! #[handlers]
+//! impl Todo {
+//!     /// Add an item; answers how many there are.
+//!     #[tool]
+//!     fn add_item(&self, item: String) -> usize {
+//!         let mut items = self.0.lock().unwrap();
+//!         items.push(item);
+//!         items.len()
+//!     }
+//! }
+//!
+//! /// How many items there are.
+//! #[tool]
+//! fn count_items(State(todo): State<Todo>) -> usize {
+//!     todo.0.lock().unwrap().len()
+//! }
+//!
+//! let server = Server::builder().handlers(Todo::default()).tool(count_items {}).build();
+//! assert!(server.is_ok());
+//! assert!(Server::builder().tool(count_items {}).build().is_err(), "no Todo registered");
+//! ```
+//!
+//! ## 6. Progress, logs, cancellation
+//!
+//! Take a [`Progress`](crate::Progress) or a [`Logger`](crate::Logger) parameter to send
+//! notifications on the request's stream (only when the client asked for them: with a
+//! `progressToken`, or a `logLevel` on a server with `.logging(true)`). When the client goes
+//! away (or cancels, or the request times out), the handler's future is dropped at its next
+//! `.await`, and a [`CancellationToken`](crate::CancellationToken) parameter fires, so that work
+//! spawned elsewhere, or a `select!`, can stop too.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use std::time::Duration;
+//!
+//! /// Crawl a site, page by page.
+//! #[tool]
+//! async fn crawl(pages: u32, progress: Progress, log: Logger, cancel: CancellationToken) -> String {
+//!     for page in 1..=pages {
+//!         tokio::select! {
+//!             _ = cancel.cancelled() => return format!("stopped at page {page}"),
+//!             _ = tokio::time::sleep(Duration::from_millis(1)) => {}
+//!         }
+//!         progress.report(f64::from(page), Some(f64::from(pages)), None);
+//!     }
+//!     log.info("crawl finished");
+//!     format!("crawled {pages} pages")
+//! }
+//! # let _ = Server::builder().tool(crawl {}).build().unwrap();
+//! ```
+//!
+//! ## 7. Asking the client: multi round-trip requests
+//!
+//! A handler declares the input it needs; the client is asked for all of it at once, and the
+//! body runs once with the answers. Texts interpolate the arguments (`{tag}`, checked at compile
+//! time). For flows that decide what to ask as they go, use [`Rounds`](crate::Rounds).
+//! Instances behind a load balancer share the key that seals the state (`MCP_STATE_KEY`).
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Delete the notes with a tag, after asking the user.
+//! #[tool]
+//! async fn delete_tag(
+//!     tag: String,
+//!     #[elicit(message = "Delete every note tagged {tag}?")] confirm: Elicitation<String>,
+//!     #[sample(prompt = "Say goodbye to the {tag} notes.", max_tokens = 30)] farewell: Option<Sampled>,
+//! ) -> String {
+//!     match confirm {
+//!         Elicitation::Accepted(_) => farewell.map(|s| s.text()).unwrap_or_else(|| "Deleted.".into()),
+//!         _ => "Kept them.".into(),
+//!     }
+//! }
+//! # let _ = Server::builder().tool(delete_tag {}).build().unwrap();
+//! ```
+//!
+//! ## 8. Caching
+//!
+//! Lists and reads are never fresh unless you say so (`ttlMs: 0`): a client must not be served
+//! a stale result by default. `server/discover` stays fresh for an hour (only code changes it;
+//! run-time changes are announced on `subscriptions/listen` streams). Declare freshness where
+//! you know it, and `private` for anything that depends on the caller.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::CacheTarget;
+//! use mcp_runtime::protocol::CacheScope;
+//!
+//! /// The price list (changes once a day).
+//! #[resource("prices://current", cache(ttl_ms = 3_600_000, scope = "public"))]
+//! fn prices() -> &'static str {
+//!     "coffee 2.50"
+//! }
+//!
+//! let server = Server::builder()
+//!     .resource(prices {})
+//!     .cache(CacheTarget::ResourcesList, 300_000, CacheScope::Public)
+//!     .build();
+//! # assert!(server.is_ok());
+//! ```
+//!
+//! ## 9. Testing
+//!
+//! [`TestClient`](crate::testing::TestClient) drives a server in-process through the whole
+//! pipeline: typed results, client input answered by your callbacks, notifications collected.
+//! Handlers are plain functions, too: call them directly with
+//! [`Progress::disabled`](crate::Progress::disabled) and
+//! [`Logger::disabled`](crate::Logger::disabled).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::testing::{Elicited, TestClient};
+//! use serde_json::json;
+//!
+//! /// Greet someone, if they agree.
+//! #[tool]
+//! async fn greet(
+//!     name: String,
+//!     #[elicit(message = "May I greet {name}?")] ok: Elicitation<String>,
+//! ) -> String {
+//!     match ok {
+//!         Elicitation::Accepted(_) => format!("Hello, {name}!"),
+//!         _ => "Maybe later.".into(),
+//!     }
+//! }
+//!
+//! let server = Server::builder().tool(greet {}).build().unwrap();
+//! let client = TestClient::new(server).on_elicit(|_message, _schema| Elicited::Accept(json!({"value": "yes"})));
+//! let result = client.call_tool("greet", json!({"name": "Ada"})).await.unwrap();
+//! assert_eq!(result.text(), "Hello, Ada!");
+//! # }
+//! ```
+//!
+//! ## 10. Serving
+//!
+//! - [`Server::run`](crate::Server::run): the command line decides (`--addr`, `--stdio`); other
+//!   arguments are left to your program.
+//! - Your own command line (clap, say): parse it, then
+//!   [`Server::run_with`](crate::Server::run_with) a [`RunMode`](crate::RunMode).
+//! - [`Server::serve`](crate::Server::serve) on a listener you bound, with
+//!   [`HttpOptions`](crate::HttpOptions) (allowed hosts and origins behind a proxy, body limit,
+//!   keep-alive); [`Server::serve_stdio`](crate::Server::serve_stdio).
+//! - Inside your own axum app, next to your routes and layers:
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Say hello.
+//! #[tool]
+//! fn hello() -> &'static str {
+//!     "Hello!"
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let mcp = Server::builder().tool(hello {}).build()?;
+//!     let app = axum::Router::new()
+//!         .route("/health", axum::routing::get(|| async { "ok" }))
+//!         .merge(mcp.into_router(HttpOptions::default().allow_host("mcp.example.com")));
+//!     let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+//!     axum::serve(listener, app).await?;
+//!     Ok(())
+//! }
+//! ```
