@@ -168,3 +168,95 @@ pub(crate) fn crate_path(cx: &Ctxt, meta: &Meta) -> Option<Path> {
         }
     }
 }
+
+/// `scopes = [...]` and `authorize = path`: what a caller needs to see and use the primitive.
+#[derive(Default)]
+pub(crate) struct AccessSpec {
+    pub(crate) scopes: Vec<LitStr>,
+    pub(crate) authorize: Option<Path>,
+    scopes_given: bool,
+}
+
+impl AccessSpec {
+    /// Reads `scopes` or `authorize`; returns whether `meta` was one of them.
+    pub(crate) fn read(&mut self, cx: &Ctxt, meta: &Meta) -> bool {
+        match attr::key(meta).as_str() {
+            "scopes" => {
+                if self.scopes_given {
+                    cx.error_spanned_by(
+                        meta,
+                        "`scopes` is given more than once; list them all in one array",
+                    );
+                }
+                self.scopes_given = true;
+                self.scopes.extend(scopes(cx, meta));
+                true
+            }
+            "authorize" => {
+                let mut slot = Slot::new("authorize");
+                if let Some(p) = self.authorize.take() {
+                    slot.set(cx, meta, Some(p));
+                }
+                slot.set(cx, meta, authorize(cx, meta));
+                self.authorize = slot.get();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// `scopes = ["docs:read", "docs:write"]`: OAuth scope tokens (printable ASCII, no space, `"`
+/// or `\`).
+fn scopes(cx: &Ctxt, meta: &Meta) -> Vec<LitStr> {
+    let example = "`scopes = [\"docs:read\"]`";
+    let Some(value) = attr::expr(cx, meta) else {
+        return Vec::new();
+    };
+    let Expr::Array(array) = &value else {
+        cx.error_spanned_by(
+            &value,
+            format!("`scopes` expects an array of strings, like {example}"),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in &array.elems {
+        match e {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => {
+                let v = s.value();
+                let bad = v.is_empty()
+                    || v.chars()
+                        .any(|c| !c.is_ascii_graphic() || c == '"' || c == '\\');
+                if bad {
+                    cx.error_spanned_by(
+                        s,
+                        "a scope is a non-empty token of printable ASCII without spaces, `\"` or `\\`",
+                    );
+                } else {
+                    out.push(s.clone());
+                }
+            }
+            other => {
+                cx.error_spanned_by(other, format!("scopes are string literals, like {example}"))
+            }
+        }
+    }
+    out
+}
+
+/// `authorize = path::to::check`: an `async fn(AccessRequest) -> Result<(), Denied>`.
+fn authorize(cx: &Ctxt, meta: &Meta) -> Option<Path> {
+    match attr::expr(cx, meta)? {
+        Expr::Path(p) if p.qself.is_none() => Some(p.path),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`authorize` expects the path of an async fn `(AccessRequest) -> Result<(), Denied>`, like `authorize = owners_only`",
+            );
+            None
+        }
+    }
+}

@@ -6,10 +6,10 @@ pub use crate::error::{McpError, SourceLocation};
 pub use crate::mrtr::{ElicitForm, FormField, InputSet};
 pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::registry::{
-    BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult, IntoResource,
-    IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive, PrimitiveKind,
-    Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome, ResourceRead,
-    ResourceTemplate, Tool, ToolCall, ToolOutcome, parse_arguments,
+    AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
+    IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive,
+    PrimitiveKind, Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome,
+    ResourceRead, ResourceTemplate, Tool, ToolCall, ToolOutcome, parse_arguments,
 };
 pub use inventory;
 pub use schemars;

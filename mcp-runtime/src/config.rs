@@ -75,7 +75,7 @@ pub(crate) struct Config {
     pub(crate) list_changed: bool,
     pub(crate) resource_subscribe: bool,
     pub(crate) extensions: Map<String, Value>,
-    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) limits: Limits,
 }
 
 impl Config {
@@ -118,7 +118,95 @@ impl Default for Config {
             list_changed: false,
             resource_subscribe: false,
             extensions: Map::new(),
-            request_timeout: None,
+            limits: Limits::default(),
         }
+    }
+}
+
+/// What one request, and the server as a whole, may take. Every limit has a default; set them
+/// with [`ServerBuilder::limits`](crate::ServerBuilder::limits). The body size is the
+/// transport's ([`HttpOptions::body_limit`](crate::HttpOptions::body_limit), 4 MiB; the same for
+/// a line of stdio).
+///
+/// | limit | default | past it |
+/// |---|---|---|
+/// | JSON nesting depth of a message | 64 | `-32600` (HTTP 400) |
+/// | bytes of an id, a name, a URI, a cursor, a completion value | 8 KiB | `-32602` |
+/// | requests served at once | 1024 | `-32603` "server busy" (HTTP 503, `Retry-After: 1`) |
+/// | `subscriptions/listen` streams open at once | 256 | same |
+/// | time a handler may take (not listen streams) | 5 minutes | `-32603` "timed out" |
+/// | bytes of a `requestState` | 64 KiB | `-32602` |
+/// | rounds of client input of one request | 16 | `-32602` |
+///
+/// ```
+/// use mcp_runtime::{Limits, Server};
+/// use std::time::Duration;
+/// let server = Server::builder()
+///     .limits(Limits::default().concurrent_requests(64).request_timeout(Some(Duration::from_secs(30))))
+///     .build()
+///     .unwrap();
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Limits {
+    pub(crate) depth: usize,
+    pub(crate) string_bytes: usize,
+    pub(crate) concurrent_requests: usize,
+    pub(crate) listen_streams: usize,
+    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) state_bytes: usize,
+    pub(crate) rounds: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            depth: 64,
+            string_bytes: 8 * 1024,
+            concurrent_requests: 1024,
+            listen_streams: 256,
+            request_timeout: Some(Duration::from_secs(300)),
+            state_bytes: crate::seal::MAX_STATE_BYTES,
+            rounds: crate::seal::MAX_ROUNDS,
+        }
+    }
+}
+
+impl Limits {
+    /// Deepest JSON nesting of a message (objects and arrays), at least 8.
+    pub fn depth(mut self, depth: usize) -> Self {
+        self.depth = depth.max(8);
+        self
+    }
+    /// Longest id, tool or prompt name, resource URI, cursor or completion value, in bytes.
+    pub fn string_bytes(mut self, bytes: usize) -> Self {
+        self.string_bytes = bytes.max(64);
+        self
+    }
+    /// Most requests served at once (listen streams included), at least 1.
+    pub fn concurrent_requests(mut self, n: usize) -> Self {
+        self.concurrent_requests = n.max(1);
+        self
+    }
+    /// Most `subscriptions/listen` streams open at once.
+    pub fn listen_streams(mut self, n: usize) -> Self {
+        self.listen_streams = n;
+        self
+    }
+    /// Longest time a handler may take (`None`: no limit); past it, it is cancelled and the
+    /// request fails with `-32603`. Listen streams have no such limit.
+    pub fn request_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.request_timeout = limit;
+        self
+    }
+    /// Largest `requestState`, in bytes of its wire form.
+    pub fn state_bytes(mut self, bytes: usize) -> Self {
+        self.state_bytes = bytes.max(256);
+        self
+    }
+    /// Most rounds of client input one request may take.
+    pub fn rounds(mut self, n: u32) -> Self {
+        self.rounds = n.max(1);
+        self
     }
 }

@@ -25,6 +25,21 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpError {
     pub(crate) object: ErrorObject,
+    /// Set when the caller was refused access: transports answer it as a challenge (HTTP 401 or
+    /// 403 with `WWW-Authenticate`).
+    pub(crate) refusal: Option<Box<Refusal>>,
+    /// The server is at a limit of its capacity: transports say when to retry (HTTP 503 with
+    /// `Retry-After`).
+    pub(crate) busy: bool,
+}
+
+/// A caller refused access to what it asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The scopes that would allow it (empty when no scope would).
+    pub(crate) scopes: Vec<String>,
+    /// The request carried no credentials: authenticating may help (HTTP 401, not 403).
+    pub(crate) anonymous: bool,
 }
 
 impl McpError {
@@ -32,7 +47,58 @@ impl McpError {
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         McpError {
             object: ErrorObject::new(code, message),
+            refusal: None,
+            busy: false,
         }
+    }
+
+    /// `-32603`: the server is serving as many `what` as it may; retry shortly.
+    pub(crate) fn busy(what: &str, limit: usize) -> Self {
+        let mut e = McpError::internal(format!(
+            "Server busy: it is serving {limit} {what} already, the most it takes at once; retry shortly"
+        ));
+        e.busy = true;
+        e
+    }
+
+    /// `-32602`: the caller may not use `what` (`"tool `x`"`): anonymous callers are told to
+    /// authenticate, others which scopes are missing. `data.requiredScopes` lists the scopes that
+    /// would allow it. Transports answer it as a challenge (HTTP 401 or 403).
+    pub(crate) fn refused(
+        what: &str,
+        scopes: &[String],
+        reason: Option<&str>,
+        anonymous: bool,
+    ) -> Self {
+        let needs = match scopes.len() {
+            0 => String::new(),
+            1 => format!(" the scope {}", scopes[0]),
+            _ => format!(" the scopes {}", scopes.join(" ")),
+        };
+        let message = match (reason, anonymous, scopes.is_empty()) {
+            (Some(reason), _, _) => format!("Forbidden: {what}: {reason}"),
+            (None, true, true) => {
+                format!("Unauthorized: {what} needs an authenticated caller; send an access token")
+            }
+            (None, true, false) => {
+                format!("Unauthorized: {what} needs an access token granting{needs}")
+            }
+            (None, false, true) => format!("Forbidden: this caller may not use {what}"),
+            (None, false, false) => {
+                format!(
+                    "Forbidden: {what} needs{needs}, which this caller's access token does not grant"
+                )
+            }
+        };
+        let mut e = McpError::invalid_params(message);
+        if !scopes.is_empty() {
+            e.object.data = Some(json!({ "requiredScopes": scopes }));
+        }
+        e.refusal = Some(Box::new(Refusal {
+            scopes: scopes.to_vec(),
+            anonymous,
+        }));
+        e
     }
 
     /// Attaches `data`.
@@ -177,6 +243,18 @@ pub enum BuildError {
     },
     /// Several problems.
     Many(Vec<BuildError>),
+}
+
+impl BuildError {
+    /// A setting that is not acceptable (`name` names the setting).
+    pub(crate) fn setting(name: impl Into<String>, reason: impl Into<String>) -> Self {
+        BuildError::Invalid {
+            kind: "setting",
+            name: name.into(),
+            reason: reason.into(),
+            location: None,
+        }
+    }
 }
 
 impl fmt::Display for BuildError {

@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 // Layers, lowest first; a module imports only from the ones above it in this list.
+pub mod auth;
 mod bus;
 mod config;
 mod context;
@@ -9,6 +10,7 @@ pub mod dispatch;
 mod error;
 pub mod guide;
 pub mod mrtr;
+mod net;
 pub mod prelude;
 
 // The root README's quick start, compiled as a doctest.
@@ -29,7 +31,7 @@ mod uri_template;
 pub mod __private;
 
 pub use bus::{Change, ChangeBus, LocalBus};
-pub use config::{CacheHint, CacheTarget};
+pub use config::{CacheHint, CacheTarget, Limits};
 pub use context::{
     Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State, StateNeed,
 };

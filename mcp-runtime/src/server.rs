@@ -2,15 +2,15 @@
 //! the ways to serve it, and the changes it takes while serving.
 
 use crate::bus::{Change, ChangeBus, LocalBus};
-use crate::config::{CacheHint, CacheTarget, Config};
+use crate::config::{CacheHint, CacheTarget, Config, Limits};
 use crate::context::{Caller, StateMap};
 use crate::dispatch::{Call, Dispatcher, Handled, Ingress};
 use crate::error::{BuildError, Error};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, DiscoverResult, Implementation, ServerCapabilities};
 use crate::registry::{
-    Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool,
-    Items, PrimitiveKind, Registration,
+    AccessCheck, Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate,
+    IntoTool, Items, PrimitiveKind, Registration,
 };
 use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
 use crate::transport::http::{self, HttpOptions};
@@ -19,6 +19,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 /// An MCP server: what is registered plus configuration. Cheap to clone; every clone serves the
@@ -256,6 +257,9 @@ pub struct ServerBuilder {
     keys: Option<KeyRing>,
     state_ttl: Option<Duration>,
     bus: Option<Arc<dyn ChangeBus>>,
+    policy: Option<AccessCheck>,
+    /// Scopes added to registered items: (kind, key, scopes).
+    required: Vec<(PrimitiveKind, String, Vec<String>)>,
 }
 
 impl ServerBuilder {
@@ -325,10 +329,16 @@ impl ServerBuilder {
         self.config.supported_versions = v.into_iter().map(Into::into).collect();
         self
     }
-    /// A hard time limit per request; past it the handler is cancelled and the request fails
-    /// with `-32603`.
+    /// A hard time limit per request (default 5 minutes); past it the handler is cancelled and
+    /// the request fails with `-32603`. Also one of the [`Limits`].
     pub fn request_timeout(mut self, limit: Duration) -> Self {
-        self.config.request_timeout = Some(limit);
+        self.config.limits.request_timeout = Some(limit);
+        self
+    }
+    /// What one request, and the server as a whole, may take (see [`Limits`] for the
+    /// defaults).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config.limits = limits;
         self
     }
     /// Shared state, available to handlers as [`State<T>`](crate::State).
@@ -351,6 +361,48 @@ impl ServerBuilder {
     /// Lifetime of a `requestState` (default 5 minutes).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = Some(ttl);
+        self
+    }
+    /// A server-wide authorization check, asked (after each primitive's own scopes and check)
+    /// before every use of a tool, resource, template or prompt, and for every item of every
+    /// list: what it refuses is neither listed nor run. See [`auth`](crate::auth).
+    ///
+    /// ```
+    /// use mcp_runtime::auth::{AccessCheck, Denied};
+    /// use mcp_runtime::{PrimitiveKind, Server};
+    /// // Prompts are for staff only.
+    /// let builder = Server::builder().authorize(AccessCheck::new(|access| async move {
+    ///     let staff = access.caller().is_some_and(|c| c.claim("staff") == Some(&true.into()));
+    ///     if access.kind() == PrimitiveKind::Prompt && !staff {
+    ///         return Err(Denied::new("prompts are for staff"));
+    ///     }
+    ///     Ok(())
+    /// }));
+    /// ```
+    pub fn authorize(mut self, check: AccessCheck) -> Self {
+        self.policy = Some(check);
+        self
+    }
+    /// Requires scopes of the caller of an item registered elsewhere (a `#[tool]` function, a
+    /// `#[handlers]` block), for deployments that decide at startup. Naming an item that is
+    /// not registered fails [`build`](Self::build).
+    ///
+    /// ```
+    /// use mcp_runtime::{NoArguments, PrimitiveKind, Server, Tool};
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("search").handler(|_: NoArguments, _cx| async { "found" }))
+    ///     .require_scopes(PrimitiveKind::Tool, "search", ["docs:read"])
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn require_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        kind: PrimitiveKind,
+        key: impl Into<String>,
+        scopes: I,
+    ) -> Self {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.required.push((kind, key.into(), scopes));
         self
     }
     /// Registers any primitive: a tool, resource, template or prompt, or a macro's handle.
@@ -408,17 +460,31 @@ impl ServerBuilder {
     }
 
     /// Validates everything and builds the server. Every problem is reported, none panics.
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        for (kind, key, scopes) in std::mem::take(&mut self.required) {
+            match self.items.access_mut(kind, &key) {
+                Some(access) => access.add_scopes(scopes),
+                None => {
+                    return Err(BuildError::setting(
+                        "require_scopes",
+                        format!("no {kind:?} `{key}` is registered"),
+                    ));
+                }
+            }
+        }
         let asks_input = self.items.ask_client_input();
         let state = Arc::new(self.state);
         let catalog = Catalog::new(self.items, state.clone())?;
-        let ring = match self.keys {
+        let mut ring = match self.keys {
             Some(ring) => ring,
             None => state_keys_from_env(asks_input)?,
         };
+        let limits = self.config.limits.clone();
+        ring.set_max_bytes(limits.state_bytes);
         let sealer = Arc::new(Sealer {
             ring,
             ttl: self.state_ttl.unwrap_or(DEFAULT_STATE_TTL),
+            max_rounds: limits.rounds,
         });
         let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         let info_json = InfoJson::new(self.config.info.clone());
@@ -431,6 +497,9 @@ impl ServerBuilder {
                 changes,
                 shutdown: CancellationToken::new(),
                 sealer,
+                policy: self.policy,
+                requests: Arc::new(Semaphore::new(limits.concurrent_requests)),
+                listens: Arc::new(Semaphore::new(limits.listen_streams)),
             }),
         })
     }
@@ -440,12 +509,7 @@ impl ServerBuilder {
 /// a handler asks the client for input: its multi-round requests then resume only on this
 /// instance).
 fn state_keys_from_env(asks_input: bool) -> Result<KeyRing, BuildError> {
-    let setting = |name: &str, reason: String| BuildError::Invalid {
-        kind: "setting",
-        name: name.into(),
-        reason,
-        location: None,
-    };
+    let setting = |name: &str, reason: String| BuildError::setting(name, reason);
     if let Ok(value) = std::env::var("MCP_STATE_KEY") {
         return KeyRing::from_env_value(&value).map_err(|reason| setting("MCP_STATE_KEY", reason));
     }

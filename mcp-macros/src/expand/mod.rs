@@ -7,7 +7,7 @@ pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;
 
-use crate::common::{CompletionSource, IconSpec};
+use crate::common::{AccessSpec, CompletionSource, IconSpec};
 use crate::model::{Function, Host, InputKind, ParamKind};
 use crate::paths::Paths;
 use proc_macro2::{Ident, TokenStream};
@@ -323,6 +323,22 @@ pub(crate) fn icon(paths: &Paths, icon: &IconSpec) -> TokenStream {
     }
     if let Some(th) = &icon.theme {
         t = quote!(#t.theme(#th));
+    }
+    t
+}
+
+/// The builder calls of `scopes = [...]` and `authorize = path`.
+pub(crate) fn access(paths: &Paths, builder: &Ident, spec: &AccessSpec) -> TokenStream {
+    let p = paths.private();
+    let mut t = TokenStream::new();
+    if !spec.scopes.is_empty() {
+        let scopes = &spec.scopes;
+        t.extend(quote!(#builder = #builder.scopes([#(#scopes),*]);));
+    }
+    if let Some(check) = &spec.authorize {
+        t.extend(quote_spanned! {check.span()=>
+            #builder = #builder.authorize(#p::AccessCheck::new(#check));
+        });
     }
     t
 }

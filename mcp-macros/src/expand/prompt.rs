@@ -2,7 +2,7 @@
 
 use crate::attr::{self, Item, Slot};
 use crate::check;
-use crate::common::{self, CompletionSpec, IconSpec};
+use crate::common::{self, AccessSpec, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
 use crate::fallback;
@@ -13,7 +13,16 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
-const KEYS: &[&str] = &["name", "title", "description", "icon", "complete", "crate"];
+const KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "icon",
+    "complete",
+    "scopes",
+    "authorize",
+    "crate",
+];
 
 struct PromptAttrs {
     name: Option<LitStr>,
@@ -21,6 +30,7 @@ struct PromptAttrs {
     description: Option<LitStr>,
     icons: Vec<IconSpec>,
     completions: Vec<CompletionSpec>,
+    access: AccessSpec,
     krate: Option<syn::Path>,
 }
 
@@ -32,6 +42,7 @@ impl PromptAttrs {
         let mut krate = Slot::new("crate");
         let mut icons = Vec::new();
         let mut completions = Vec::new();
+        let mut access = AccessSpec::default();
         for item in attr::parse_items(cx, args) {
             let m = match item {
                 Item::Meta(m) => m,
@@ -40,6 +51,9 @@ impl PromptAttrs {
                     continue;
                 }
             };
+            if access.read(cx, &m) {
+                continue;
+            }
             match attr::key(&m).as_str() {
                 "name" => name.set(cx, &m, attr::string(cx, &m)),
                 "title" => title.set(cx, &m, attr::string(cx, &m)),
@@ -56,6 +70,7 @@ impl PromptAttrs {
             description: description.get(),
             icons,
             completions,
+            access,
             krate: krate.get(),
         }
     }
@@ -242,6 +257,11 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
         setup.extend(quote!(__mcp_prompt = __mcp_prompt.icon(#icon);));
     }
     setup.extend(declare);
+    setup.extend(expand::access(
+        paths,
+        &format_ident!("__mcp_prompt"),
+        &attrs.access,
+    ));
     setup.extend(expand::declarations(
         paths,
         func,

@@ -2,7 +2,7 @@
 
 use crate::attr::{self, Item, Slot};
 use crate::check;
-use crate::common::{self, CompletionSpec, IconSpec};
+use crate::common::{self, AccessSpec, CompletionSpec, IconSpec};
 use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
 use crate::fallback;
@@ -22,6 +22,8 @@ const KEYS: &[&str] = &[
     "icon",
     "cache",
     "complete",
+    "scopes",
+    "authorize",
     "crate",
 ];
 
@@ -35,6 +37,7 @@ struct ResourceAttrs {
     icons: Vec<IconSpec>,
     cache: Option<(LitInt, bool)>,
     completions: Vec<CompletionSpec>,
+    access: AccessSpec,
     krate: Option<syn::Path>,
 }
 
@@ -50,6 +53,7 @@ impl ResourceAttrs {
         let mut krate = Slot::new("crate");
         let mut icons = Vec::new();
         let mut completions = Vec::new();
+        let mut access = AccessSpec::default();
         for (i, item) in attr::parse_items(cx, args).into_iter().enumerate() {
             let m = match item {
                 Item::Lit(l) => {
@@ -64,6 +68,9 @@ impl ResourceAttrs {
                 }
                 Item::Meta(m) => m,
             };
+            if access.read(cx, &m) {
+                continue;
+            }
             match attr::key(&m).as_str() {
                 "name" => name.set(cx, &m, attr::string(cx, &m)),
                 "title" => title.set(cx, &m, attr::string(cx, &m)),
@@ -91,6 +98,7 @@ impl ResourceAttrs {
             icons,
             cache: cache.get(),
             completions,
+            access,
             krate: krate.get(),
         }
     }
@@ -357,6 +365,11 @@ fn generate(
         let icon = expand::icon(paths, icon);
         setup.extend(quote!(__mcp_res = __mcp_res.icon(#icon);));
     }
+    setup.extend(expand::access(
+        paths,
+        &format_ident!("__mcp_res"),
+        &attrs.access,
+    ));
     setup.extend(expand::declarations(
         paths,
         func,

@@ -2,7 +2,7 @@
 
 use crate::attr::{self, Item, Slot};
 use crate::check;
-use crate::common::{self, IconSpec};
+use crate::common::{self, AccessSpec, IconSpec};
 use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
 use crate::fallback;
@@ -20,6 +20,8 @@ const KEYS: &[&str] = &[
     "annotations",
     "icon",
     "meta",
+    "scopes",
+    "authorize",
     "crate",
 ];
 const ANNOTATION_KEYS: &[&str] = &[
@@ -38,6 +40,7 @@ struct ToolAttrs {
     annotations: Option<Annotations>,
     icons: Vec<IconSpec>,
     meta: Option<Expr>,
+    access: AccessSpec,
     krate: Option<syn::Path>,
 }
 
@@ -59,6 +62,7 @@ impl ToolAttrs {
         let mut meta = Slot::new("meta");
         let mut krate = Slot::new("crate");
         let mut icons = Vec::new();
+        let mut access = AccessSpec::default();
         for item in attr::parse_items(cx, args) {
             let m = match item {
                 Item::Meta(m) => m,
@@ -70,6 +74,9 @@ impl ToolAttrs {
                     continue;
                 }
             };
+            if access.read(cx, &m) {
+                continue;
+            }
             match attr::key(&m).as_str() {
                 "name" => name.set(cx, &m, attr::string(cx, &m)),
                 "title" => title.set(cx, &m, attr::string(cx, &m)),
@@ -88,6 +95,7 @@ impl ToolAttrs {
             annotations: annotations.get(),
             icons,
             meta: meta.get(),
+            access,
             krate: krate.get(),
         }
     }
@@ -295,6 +303,7 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
     if let Some(m) = &attrs.meta {
         setup.extend(expand::meta(paths, &builder, m));
     }
+    setup.extend(expand::access(paths, &builder, &attrs.access));
     setup.extend(expand::declarations(paths, func, &builder));
 
     let build = format_ident!("__mcp_build");

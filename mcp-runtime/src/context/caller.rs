@@ -1,26 +1,40 @@
 //! Who is calling: the identity an authentication layer attached to the request.
 
-/// The authenticated caller of a request, set by an authentication layer.
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// The authenticated caller of a request: what a [`TokenVerifier`](crate::auth::TokenVerifier)
+/// read from its access token. A handler takes it as a parameter (`caller: Caller`, or
+/// `Option<Caller>` where anonymous calls are allowed).
 ///
 /// ```
 /// use mcp_runtime::Caller;
-/// let caller = Caller::new("user-17").with_scopes(["docs:read"]);
+/// let caller = Caller::new("user-17")
+///     .with_issuer("https://auth.example.com")
+///     .with_scopes(["docs:read"])
+///     .with_claim("tenant", "acme");
 /// assert!(caller.has_scope("docs:read"));
+/// assert_eq!(caller.claim("tenant").unwrap(), "acme");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Caller {
-    /// Stable subject identifier (e.g. the token's `sub`).
+    /// Stable subject identifier (the token's `sub`).
     pub subject: String,
+    /// Who vouched for the subject (the token's `iss`), when known.
+    pub issuer: Option<String>,
     /// Granted scopes.
     pub scopes: Vec<String>,
+    /// Every claim of the token (or whatever the verifier chose to keep).
+    pub claims: Map<String, Value>,
 }
 
 impl Caller {
-    /// A caller with no scopes.
+    /// A caller with no scopes and no claims.
     pub fn new(subject: impl Into<String>) -> Self {
         Caller {
             subject: subject.into(),
-            scopes: Vec::new(),
+            ..Caller::default()
         }
     }
     /// Adds scopes.
@@ -29,8 +43,36 @@ impl Caller {
         self.scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
+    /// Sets the issuer.
+    #[must_use]
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+    /// Adds a claim.
+    #[must_use]
+    pub fn with_claim(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.claims.insert(name.into(), value.into());
+        self
+    }
     /// Whether a scope was granted.
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
+    }
+    /// Whether every one of `scopes` was granted.
+    pub fn has_scopes<S: AsRef<str>>(&self, scopes: &[S]) -> bool {
+        scopes.iter().all(|s| self.has_scope(s.as_ref()))
+    }
+    /// A claim of the token.
+    pub fn claim(&self, name: &str) -> Option<&Value> {
+        self.claims.get(name)
+    }
+    /// What a `requestState` is bound to: the subject, qualified by its issuer (two issuers may
+    /// hand out the same subject).
+    pub(crate) fn binding_key(&self) -> Cow<'_, str> {
+        match &self.issuer {
+            None => Cow::Borrowed(&self.subject),
+            Some(iss) => Cow::Owned(format!("{iss}\n{}", self.subject)),
+        }
     }
 }

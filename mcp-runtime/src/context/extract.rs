@@ -153,9 +153,11 @@ impl<T: Send + Sync + 'static> FromContext for State<T> {
 
 impl FromContext for Caller {
     fn from_context(cx: &RequestContext) -> Result<Self, McpError> {
+        // Anonymous: a refusal (HTTP answers 401 with a challenge when it authenticates, 403
+        // when it authenticates no one).
         cx.caller()
             .cloned()
-            .ok_or_else(|| McpError::internal("this handler needs an authenticated caller, but no authentication layer is configured"))
+            .ok_or_else(|| McpError::refused(&format!("`{}`", cx.method()), &[], None, true))
     }
 }
 

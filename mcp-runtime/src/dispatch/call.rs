@@ -10,7 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 
 /// One item of a [`Call`].
@@ -59,6 +59,8 @@ pub struct Call {
     /// The request, to cancel when the call is dropped before its response.
     request: Option<Arc<ContextInner>>,
     finished: bool,
+    /// Counts the request against the server's concurrency limit until the call is dropped.
+    permit: Option<OwnedSemaphorePermit>,
 }
 
 impl std::fmt::Debug for Call {
@@ -85,6 +87,7 @@ impl Call {
             ready,
             request: Some(request),
             finished: false,
+            permit: None,
         }
     }
 
@@ -97,7 +100,17 @@ impl Call {
             ready: Some(response),
             request: None,
             finished: false,
+            permit: None,
         }
+    }
+
+    /// The call, holding a permit of the concurrency limit while it is running (one answered
+    /// at once gives it back at once).
+    pub(crate) fn holding(mut self, permit: OwnedSemaphorePermit) -> Call {
+        if self.fut.is_some() {
+            self.permit = Some(permit);
+        }
+        self
     }
 
     /// The id of the request it answers, when it could be read.

@@ -1,6 +1,7 @@
 //! `completion/complete`: suggestions for a prompt argument or a template variable, at most 100.
 
 use super::Dispatcher;
+use super::authorize::Target;
 use super::encode::Response;
 use super::panic::catch_panic;
 use super::work::Work;
@@ -9,7 +10,7 @@ use crate::error::McpError;
 use crate::protocol::{
     CompleteRequestParams, CompleteResult, Completion, CompletionReference, ResultType,
 };
-use crate::registry::{Completer, CompletionRequest, Registry};
+use crate::registry::{Completer, CompletionRequest, PrimitiveKind, Registry, Requirement};
 use std::sync::Arc;
 
 /// Most values one completion answers with (the spec's limit).
@@ -23,9 +24,19 @@ impl Dispatcher {
         params: CompleteRequestParams,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
-        let completer = completer(reg, &params)?;
+        let (completer, access, kind, name) = completer(reg, &params)?;
+        self.check_scopes(access, &cx, kind, name)?;
+        let checking = self.custom_checks(access, &cx, || Target {
+            kind,
+            name: Arc::from(name),
+            uri: None,
+            arguments: None,
+        });
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
+            if let Some(checking) = checking {
+                checking.await?;
+            }
             d.complete(completer, params, cx).await
         })))
     }
@@ -77,11 +88,14 @@ impl Dispatcher {
     }
 }
 
-/// The completer of the argument or variable; `None` when it has none.
-fn completer(
-    reg: &Registry,
+/// What a completion completes: the completer of the argument or variable (`None` when it has
+/// none), and the primitive it belongs to (what the caller must be allowed to use).
+type Completes<'r> = (Option<Completer>, &'r Requirement, PrimitiveKind, &'r str);
+
+fn completer<'r>(
+    reg: &'r Registry,
     params: &CompleteRequestParams,
-) -> Result<Option<Completer>, McpError> {
+) -> Result<Completes<'r>, McpError> {
     let argument = &params.argument.name;
     match &params.reference {
         CompletionReference::Prompt { name, .. } => {
@@ -101,7 +115,13 @@ fn completer(
                     "Invalid params: prompt `{name}` has no argument `{argument}`"
                 )));
             }
-            Ok(prompt.completers.get(argument).cloned())
+            let found = prompt.completers.get(argument).cloned();
+            Ok((
+                found,
+                &prompt.access,
+                PrimitiveKind::Prompt,
+                &prompt.info.name,
+            ))
         }
         CompletionReference::Resource { uri } => {
             let Some(t) = reg
@@ -113,7 +133,10 @@ fn completer(
                     "Invalid params: no resource template `{uri}`"
                 )));
             };
-            Ok(t.template.completers.get(argument).cloned())
+            let t = &t.template;
+            let found = t.completers.get(argument).cloned();
+            let kind = PrimitiveKind::ResourceTemplate;
+            Ok((found, &t.access, kind, &t.info.uri_template))
         }
     }
 }

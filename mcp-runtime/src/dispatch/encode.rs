@@ -1,6 +1,6 @@
 //! The last stage, encode: a result or an error into its JSON-RPC envelope ([`Response`]).
 
-use crate::error::McpError;
+use crate::error::{McpError, Refusal};
 use crate::protocol::{JsonRpcErrorResponse, RequestId};
 use bytes::Bytes;
 use serde::Serialize;
@@ -24,6 +24,8 @@ pub struct Response {
     /// The serialized JSON-RPC response.
     pub body: Bytes,
     kind: Kind,
+    refusal: Option<Box<Refusal>>,
+    busy: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +63,8 @@ impl Response {
             Ok(()) => Response {
                 body: Bytes::from(buf),
                 kind: Kind::Result,
+                refusal: None,
+                busy: false,
             },
             Err(e) => Response::error(
                 Some(id),
@@ -74,6 +78,8 @@ impl Response {
         Response {
             body: error_body(id, error),
             kind: Kind::Error(error.code()),
+            refusal: error.refusal.clone(),
+            busy: error.busy,
         }
     }
 
@@ -94,6 +100,26 @@ impl Response {
     /// failed a check every request passes (`_meta`, headers, version, method, capability).
     pub fn is_rejection(&self) -> bool {
         matches!(self.kind, Kind::Rejection(_))
+    }
+
+    /// Whether the caller was refused access (HTTP answers 401 or 403 with a challenge).
+    pub fn is_refusal(&self) -> bool {
+        self.refusal.is_some()
+    }
+
+    /// The scopes that would have allowed a refused request.
+    pub fn required_scopes(&self) -> &[String] {
+        self.refusal.as_ref().map_or(&[], |r| &r.scopes)
+    }
+
+    /// Whether the server was at a limit of its capacity (HTTP answers 503 with
+    /// `Retry-After`).
+    pub fn is_busy(&self) -> bool {
+        self.busy
+    }
+
+    pub(crate) fn refusal(&self) -> Option<&Refusal> {
+        self.refusal.as_deref()
     }
 }
 
@@ -124,6 +150,8 @@ impl Rejection {
         Response {
             body: error_body(self.id.as_ref(), &self.error),
             kind: Kind::Rejection(self.error.code()),
+            refusal: self.error.refusal,
+            busy: self.error.busy,
         }
     }
 }

@@ -31,7 +31,8 @@ impl Dispatcher {
     ) -> Result<(), McpError> {
         let responses = Responses::read(round.responses);
         let method = round.method.name();
-        let caller = cx.caller().map(|c| c.subject.as_str());
+        let caller_key = cx.caller().map(|c| c.binding_key());
+        let caller = caller_key.as_deref();
         let (binding, previous) = match round.state {
             None => (
                 LazyBinding::later(method, round.name, round.arguments, caller),

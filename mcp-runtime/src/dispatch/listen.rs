@@ -22,9 +22,16 @@ impl Dispatcher {
         self: &Arc<Self>,
         params: SubscriptionsListenRequestParams,
         cx: RequestContext,
-    ) -> Work {
+    ) -> Result<Work, McpError> {
+        let Ok(permit) = self.listens.clone().try_acquire_owned() else {
+            let limit = self.config.limits.listen_streams;
+            return Err(McpError::busy("listen streams", limit));
+        };
         let d = self.clone();
-        Work::Other(Box::pin(async move { d.listen(params, cx).await }))
+        Ok(Work::Other(Box::pin(async move {
+            let _open = permit;
+            d.listen(params, cx).await
+        })))
     }
 
     /// The part of the filter this server honours.

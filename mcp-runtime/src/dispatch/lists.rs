@@ -3,11 +3,13 @@
 
 use super::Dispatcher;
 use super::encode::Response;
+use super::work::Work;
+use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{
     CacheScope, DiscoverResult, Method, PaginatedRequestParams, RequestId, ResultMeta, ResultType,
 };
-use crate::registry::{NameIndex, Registry};
+use crate::registry::{NameIndex, PrimitiveKind, Registry, Requirement};
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -28,16 +30,56 @@ impl Dispatcher {
         }
     }
 
-    /// One page of a list method.
-    pub(super) fn list_page(
+    /// A list method: a page of what the caller may use. A list whose items require scopes or
+    /// checks depends on the caller: it is filtered, and `cacheScope: "private"`.
+    pub(super) fn list(
+        self: &Arc<Self>,
+        reg: &Arc<Registry>,
+        method: Method,
+        cx: &RequestContext,
+        params: PaginatedRequestParams,
+    ) -> Result<Work, McpError> {
+        let id = cx.request_id();
+        let guard = reg.guards[list_index(method)];
+        let checked = guard.checked || self.policy.is_some();
+        if !guard.scoped && !checked {
+            return Ok(Work::Ready(self.list_page(reg, method, id, params, None)?));
+        }
+        let caller = cx.inner.caller.clone();
+        let items = items_of(reg, method);
+        if !checked {
+            let caller = caller.as_deref();
+            let visible: Vec<bool> = items
+                .iter()
+                .map(|(access, _)| access.scopes_met(caller).is_ok())
+                .collect();
+            let page = self.list_page(reg, method, id, params, Some(&visible))?;
+            return Ok(Work::Ready(page));
+        }
+        let (d, reg, id) = (self.clone(), reg.clone(), id.clone());
+        Ok(Work::Other(Box::pin(async move {
+            let kind = kind_of(method);
+            let mut visible = Vec::new();
+            for (access, name) in items_of(&reg, method) {
+                visible.push(d.listable(access, caller.as_ref(), kind, name).await);
+            }
+            d.list_page(&reg, method, &id, params, Some(&visible))
+        })))
+    }
+
+    /// One page of a list method; `visible` says which items the caller may see, when that
+    /// depends on the caller.
+    fn list_page(
         &self,
         reg: &Registry,
         method: Method,
         id: &RequestId,
         params: PaginatedRequestParams,
+        visible: Option<&[bool]>,
     ) -> Result<Response, McpError> {
         let cfg = &self.config;
         let cursor = params.cursor.as_deref();
+        let shown = |i: usize| visible.is_none_or(|v| v.get(i).copied().unwrap_or(false));
         // Only the page is touched: the cursor is resolved through the name index (O(1)), and
         // nothing is collected over the whole registry, so a page costs the same whatever the
         // number of registered items.
@@ -50,6 +92,7 @@ impl Dispatcher {
                     "tools",
                     cursor,
                     cfg.page_size,
+                    &shown,
                     |t| (t.tool.info.name.as_str(), &*t.json),
                 )?,
             ),
@@ -61,6 +104,7 @@ impl Dispatcher {
                     "resources",
                     cursor,
                     cfg.page_size,
+                    &shown,
                     |r| (r.resource.info.uri.as_str(), &*r.json),
                 )?,
             ),
@@ -72,6 +116,7 @@ impl Dispatcher {
                     "templates",
                     cursor,
                     cfg.page_size,
+                    &shown,
                     |t| (t.template.info.uri_template.as_str(), &*t.json),
                 )?,
             ),
@@ -83,6 +128,7 @@ impl Dispatcher {
                     "prompts",
                     cursor,
                     cfg.page_size,
+                    &shown,
                     |p| (p.prompt.info.name.as_str(), &*p.json),
                 )?,
             ),
@@ -93,6 +139,10 @@ impl Dispatcher {
             Method::ResourceTemplatesList => PageItems::ResourceTemplates(page),
             _ => PageItems::Prompts(page),
         };
+        let cache_scope = match visible {
+            Some(_) => CacheScope::Private,
+            None => hint.scope,
+        };
         Ok(Response::result(
             id,
             &Page {
@@ -100,7 +150,7 @@ impl Dispatcher {
                 items,
                 next_cursor,
                 ttl_ms: hint.ttl_ms,
-                cache_scope: hint.scope,
+                cache_scope,
                 meta: self.result_meta(),
             },
         ))
@@ -155,6 +205,7 @@ fn page_of<'r, E>(
     kind: &str,
     cursor: Option<&str>,
     page_size: usize,
+    shown: &dyn Fn(usize) -> bool,
     item: impl Fn(&'r E) -> (&'r str, &'r RawValue),
 ) -> Result<(Vec<&'r RawValue>, Option<String>), McpError> {
     let start = match cursor {
@@ -175,11 +226,70 @@ fn page_of<'r, E>(
             }
         }
     };
-    let end = (start + page_size).min(entries.len());
-    let page = entries[start.min(end)..end]
-        .iter()
-        .map(|e| item(e).1)
-        .collect();
-    let next = (end < entries.len()).then(|| encode_cursor(kind, item(&entries[end - 1]).0));
+    // The page: the next `page_size` items the caller may see; a next cursor when any item
+    // after them may be seen too.
+    let mut page = Vec::with_capacity(page_size.min(entries.len().saturating_sub(start)));
+    let mut last = None;
+    let mut more = false;
+    for (i, e) in entries.iter().enumerate().skip(start) {
+        if !shown(i) {
+            continue;
+        }
+        if page.len() == page_size {
+            more = true;
+            break;
+        }
+        page.push(item(e).1);
+        last = Some(i);
+    }
+    let next = match last {
+        Some(i) if more => Some(encode_cursor(kind, item(&entries[i]).0)),
+        _ => None,
+    };
     Ok((page, next))
+}
+
+/// The position of a list method in [`Registry::guards`].
+fn list_index(method: Method) -> usize {
+    match method {
+        Method::ToolsList => 0,
+        Method::ResourcesList => 1,
+        Method::ResourceTemplatesList => 2,
+        _ => 3,
+    }
+}
+
+fn kind_of(method: Method) -> PrimitiveKind {
+    match method {
+        Method::ToolsList => PrimitiveKind::Tool,
+        Method::ResourcesList => PrimitiveKind::Resource,
+        Method::ResourceTemplatesList => PrimitiveKind::ResourceTemplate,
+        _ => PrimitiveKind::Prompt,
+    }
+}
+
+/// The requirement and registered name of every item of a list, in order.
+fn items_of(reg: &Registry, method: Method) -> Vec<(&Requirement, &str)> {
+    match method {
+        Method::ToolsList => reg
+            .tools
+            .iter()
+            .map(|t| (&t.tool.access, t.tool.info.name.as_str()))
+            .collect(),
+        Method::ResourcesList => reg
+            .resources
+            .iter()
+            .map(|r| (&r.resource.access, r.resource.info.uri.as_str()))
+            .collect(),
+        Method::ResourceTemplatesList => reg
+            .templates
+            .iter()
+            .map(|t| (&t.template.access, t.template.info.uri_template.as_str()))
+            .collect(),
+        _ => reg
+            .prompts
+            .iter()
+            .map(|p| (&p.prompt.access, p.prompt.info.name.as_str()))
+            .collect(),
+    }
 }

@@ -15,11 +15,13 @@
 //! A [`Call`] carries the handler's notifications and its response; dropping it cancels the
 //! handler (`call`, `panic`).
 
+mod authorize;
 mod call;
 mod complete;
 mod decode;
 mod encode;
 mod input;
+mod limits;
 mod listen;
 mod lists;
 mod panic;
@@ -43,11 +45,12 @@ use crate::protocol::{
     ClientMessage, ClientNotification, ClientRequest, ListCapability, ResourcesCapability,
     ResultMeta, ServerCapabilities,
 };
-use crate::registry::{Catalog, ParamHeader, Registry};
+use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
 use crate::seal::Sealer;
 use encode::Rejection;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 /// A running server as the pipeline sees it: configuration, what is registered, application
@@ -60,6 +63,12 @@ pub(crate) struct Dispatcher {
     /// Fires on shutdown: every `subscriptions/listen` stream ends with its final result.
     pub(crate) shutdown: CancellationToken,
     pub(crate) sealer: Arc<Sealer>,
+    /// The server-wide authorization check, asked after each primitive's own.
+    pub(crate) policy: Option<AccessCheck>,
+    /// Requests served at once ([`Limits::concurrent_requests`](crate::Limits)).
+    pub(crate) requests: Arc<Semaphore>,
+    /// Listen streams open at once.
+    pub(crate) listens: Arc<Semaphore>,
     /// `serverInfo` serialized once (it goes into every result).
     pub(crate) info_json: Option<InfoJson>,
 }
@@ -99,6 +108,13 @@ pub(crate) trait TransportChecks {
 impl Dispatcher {
     /// The whole pipeline for one message.
     pub(crate) fn handle(self: &Arc<Self>, body: &[u8], ingress: Ingress<'_>) -> Handled {
+        let limits = &self.config.limits;
+        if let Err(error) = limits::check_depth(body, limits.depth) {
+            return Handled::Call(Call::ready(
+                None,
+                Rejection::new(None, error).into_response(),
+            ));
+        }
         let request = match decode::decode(body) {
             Err(rejection) => {
                 let id = rejection.id.clone();
@@ -109,8 +125,18 @@ impl Dispatcher {
         };
         // One snapshot of the registry serves the whole request.
         let registry = self.registry();
-        match validate::validate(self, &registry, &request, ingress.checks) {
-            Ok(method) => Handled::Call(self.route(request, method, &registry, ingress)),
+        let validated = validate::validate(self, &registry, &request, ingress.checks)
+            .and_then(|method| limits::check_strings(&request, limits).map(|()| method));
+        match validated {
+            Ok(method) => {
+                let Ok(permit) = self.requests.clone().try_acquire_owned() else {
+                    let error = McpError::busy("requests", limits.concurrent_requests);
+                    let response = Response::error(Some(&request.id), &error);
+                    return Handled::Call(Call::ready(Some(request.id), response));
+                };
+                let call = self.route(request, method, &registry, ingress);
+                Handled::Call(call.holding(permit))
+            }
             Err(error) => {
                 let id = request.id;
                 let response = Rejection::new(Some(id.clone()), error).into_response();

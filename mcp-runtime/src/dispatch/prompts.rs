@@ -2,6 +2,7 @@
 //! client input, render it.
 
 use super::Dispatcher;
+use super::authorize::Target;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
@@ -9,7 +10,7 @@ use super::work::Work;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{GetPromptRequestParams, Method, ResultType};
-use crate::registry::{PromptGet, PromptOutcome, Registry};
+use crate::registry::{Arguments, PrimitiveKind, PromptGet, PromptOutcome, Registry};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
@@ -34,6 +35,7 @@ impl Dispatcher {
             )));
         };
         let name = params.name;
+        self.check_scopes(&entry.prompt.access, &cx, PrimitiveKind::Prompt, &name)?;
         let mut arguments = BTreeMap::new();
         for (k, v) in params.arguments.unwrap_or_default() {
             match v {
@@ -73,15 +75,29 @@ impl Dispatcher {
             },
         )?;
         let id = cx.request_id().clone();
+        let checking = self.custom_checks(&entry.prompt.access, &cx, || Target {
+            kind: PrimitiveKind::Prompt,
+            name: Arc::from(name.as_str()),
+            uri: None,
+            arguments: Some(Arguments::from(
+                arguments
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect::<serde_json::Map<_, _>>(),
+            )),
+        });
         let get = PromptGet {
             name: name.clone(),
             arguments,
             context: cx,
         };
-        let handler = std::panic::catch_unwind(AssertUnwindSafe(|| (entry.handler)(get)))
-            .map_err(|payload| panicked(&name, &panic_message(&*payload)))?;
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
+            if let Some(checking) = checking {
+                checking.await?;
+            }
+            let handler = std::panic::catch_unwind(AssertUnwindSafe(|| (entry.handler)(get)))
+                .map_err(|payload| panicked(&name, &panic_message(&*payload)))?;
             let outcome = catch_panic(handler)
                 .await
                 .unwrap_or_else(|msg| Err(panicked(&name, &msg)))?;

@@ -2,6 +2,7 @@
 //! client input; its handler; the contents with their caching hint.
 
 use super::Dispatcher;
+use super::authorize::Target;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
@@ -9,7 +10,7 @@ use super::work::Work;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{Method, ReadResourceRequestParams, ReadResourceResult, ResultType};
-use crate::registry::{Registry, ResourceOutcome, ResourceRead};
+use crate::registry::{PrimitiveKind, Registry, ResourceOutcome, ResourceRead};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -22,18 +23,33 @@ impl Dispatcher {
         cx: RequestContext,
     ) -> Result<Work, McpError> {
         let uri = params.uri;
-        let (handler, variables, hint) = if let Some(&i) = reg.resource_index.get(&uri) {
-            let e = &reg.resources[i];
-            (e.handler.clone(), Default::default(), e.resource.cache)
-        } else if let Some((e, vars)) = reg
-            .templates
-            .iter()
-            .find_map(|t| t.parsed.matches(&uri).map(|v| (t, v)))
-        {
-            (e.handler.clone(), vars, e.template.cache)
-        } else {
-            return Err(McpError::resource_not_found(&uri));
-        };
+        let (handler, variables, hint, access, kind, name) =
+            if let Some(&i) = reg.resource_index.get(&uri) {
+                let e = &reg.resources[i];
+                let r = &e.resource;
+                let (access, name) = (&r.access, r.info.uri.as_str());
+                let kind = PrimitiveKind::Resource;
+                (
+                    e.handler.clone(),
+                    Default::default(),
+                    r.cache,
+                    access,
+                    kind,
+                    name,
+                )
+            } else if let Some((e, vars)) = reg
+                .templates
+                .iter()
+                .find_map(|t| t.parsed.matches(&uri).map(|v| (t, v)))
+            {
+                let t = &e.template;
+                let (access, name) = (&t.access, t.info.uri_template.as_str());
+                let kind = PrimitiveKind::ResourceTemplate;
+                (e.handler.clone(), vars, t.cache, access, kind, name)
+            } else {
+                return Err(McpError::resource_not_found(&uri));
+            };
+        self.check_scopes(access, &cx, kind, name)?;
         let hint = hint.unwrap_or(self.config.read_cache);
         self.prepare_input(
             &cx,
@@ -46,15 +62,24 @@ impl Dispatcher {
             },
         )?;
         let id = cx.request_id().clone();
+        let checking = self.custom_checks(access, &cx, || Target {
+            kind,
+            name: Arc::from(name),
+            uri: Some(Arc::from(uri.as_str())),
+            arguments: None,
+        });
         let read = ResourceRead {
             uri: uri.clone(),
             variables,
             context: cx,
         };
-        let handler = std::panic::catch_unwind(AssertUnwindSafe(|| handler(read)))
-            .map_err(|payload| panicked(&uri, &panic_message(&*payload)))?;
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
+            if let Some(checking) = checking {
+                checking.await?;
+            }
+            let handler = std::panic::catch_unwind(AssertUnwindSafe(|| handler(read)))
+                .map_err(|payload| panicked(&uri, &panic_message(&*payload)))?;
             let outcome = catch_panic(handler)
                 .await
                 .unwrap_or_else(|msg| Err(panicked(&uri, &msg)))?;

@@ -20,7 +20,7 @@ impl Dispatcher {
         self: &Arc<Self>,
         request: ClientRequest<'_>,
         method: Method,
-        reg: &Registry,
+        reg: &Arc<Registry>,
         ingress: Ingress<'_>,
     ) -> Call {
         let ClientRequest { id, meta, params } = request;
@@ -80,7 +80,7 @@ impl Dispatcher {
         };
         let timeout = match method {
             Method::Listen => None,
-            _ => cfg.request_timeout,
+            _ => cfg.limits.request_timeout,
         };
         let pending = self.finish(work, id.clone(), timeout);
         Call::new(id, rx, Some(pending), None, request)
@@ -91,29 +91,23 @@ impl Dispatcher {
         self: &Arc<Self>,
         params: ClientParams<'_>,
         cx: RequestContext,
-        reg: &Registry,
+        reg: &Arc<Registry>,
         checks: Option<&dyn super::TransportChecks>,
     ) -> Result<Work, McpError> {
         let id = cx.request_id();
         Ok(match params {
             ClientParams::Discover => Work::Ready(Response::result(id, &self.discover_result())),
-            ClientParams::ToolsList(p) => {
-                Work::Ready(self.list_page(reg, Method::ToolsList, id, p)?)
-            }
-            ClientParams::ResourcesList(p) => {
-                Work::Ready(self.list_page(reg, Method::ResourcesList, id, p)?)
-            }
+            ClientParams::ToolsList(p) => self.list(reg, Method::ToolsList, &cx, p)?,
+            ClientParams::ResourcesList(p) => self.list(reg, Method::ResourcesList, &cx, p)?,
             ClientParams::ResourceTemplatesList(p) => {
-                Work::Ready(self.list_page(reg, Method::ResourceTemplatesList, id, p)?)
+                self.list(reg, Method::ResourceTemplatesList, &cx, p)?
             }
-            ClientParams::PromptsList(p) => {
-                Work::Ready(self.list_page(reg, Method::PromptsList, id, p)?)
-            }
+            ClientParams::PromptsList(p) => self.list(reg, Method::PromptsList, &cx, p)?,
             ClientParams::ToolsCall(p) => self.start_tool_call(reg, p, cx, checks)?,
             ClientParams::ResourcesRead(p) => self.start_read(reg, p, cx)?,
             ClientParams::PromptsGet(p) => self.start_prompt(reg, p, cx)?,
             ClientParams::Complete(p) => self.start_complete(reg, p, cx)?,
-            ClientParams::Listen(p) => self.start_listen(p, cx),
+            ClientParams::Listen(p) => self.start_listen(p, cx)?,
             ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
             ClientParams::Unknown { method, .. } => {
                 // Validation refused it already.

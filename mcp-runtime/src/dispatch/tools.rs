@@ -1,6 +1,7 @@
 //! `tools/call`: find the tool, check its arguments (an object; the transport's mirrored
 //! headers; the input schema), open its client input, run the handler, answer.
 
+use super::authorize::Target;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
@@ -9,7 +10,9 @@ use super::{Dispatcher, TransportChecks};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{CallToolRequestParams, CallToolResult, Method, RequestId, ResultType};
-use crate::registry::{Arguments, Registry, ToolCall, ToolEntry, ToolHandler, ToolOutcome};
+use crate::registry::{
+    Arguments, PrimitiveKind, Registry, ToolCall, ToolEntry, ToolHandler, ToolOutcome,
+};
 use serde_json::value::RawValue;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -19,7 +22,7 @@ impl Dispatcher {
     /// Everything of a `tools/call` up to its handler's first poll, synchronously: only the
     /// handler's future and what answering needs are kept for later (a small future to box).
     pub(super) fn start_tool_call(
-        &self,
+        self: &Arc<Self>,
         reg: &Registry,
         params: CallToolRequestParams<'_>,
         cx: RequestContext,
@@ -35,6 +38,7 @@ impl Dispatcher {
                 params.name
             )));
         };
+        self.check_scopes(&entry.tool.access, &cx, PrimitiveKind::Tool, &params.name)?;
         // The text is one JSON value (serde_json delimited it): its first byte tells its type.
         let arguments = match params.arguments.map(RawValue::get) {
             None | Some("null") => Arguments::empty(),
@@ -78,6 +82,18 @@ impl Dispatcher {
             arguments,
             context: cx,
         };
+        if let Some(checking) = self.custom_checks(&entry.tool.access, &call.context, || Target {
+            kind: PrimitiveKind::Tool,
+            name: entry.name.clone(),
+            uri: None,
+            arguments: Some(call.arguments.clone()),
+        }) {
+            let d = self.clone();
+            return Ok(Work::Other(Box::pin(async move {
+                checking.await?;
+                d.call_tool_later(entry, call, id).await
+            })));
+        }
         match &entry.handler {
             ToolHandler::Async(f) => {
                 let mut handler = match std::panic::catch_unwind(AssertUnwindSafe(|| f(call))) {
@@ -116,6 +132,26 @@ impl Dispatcher {
                 Ok(Work::Ready(self.tool_answer(&id, outcome)))
             }
         }
+    }
+
+    /// A tool handler called once its custom authorization checks passed, and its answer.
+    async fn call_tool_later(
+        &self,
+        entry: Arc<ToolEntry>,
+        call: ToolCall,
+        id: RequestId,
+    ) -> Result<Response, McpError> {
+        let outcome = match &entry.handler {
+            ToolHandler::Async(f) => match std::panic::catch_unwind(AssertUnwindSafe(|| f(call))) {
+                Ok(handler) => catch_panic(handler)
+                    .await
+                    .unwrap_or_else(|msg| Ok(tool_panicked(&entry, &msg)))?,
+                Err(payload) => tool_panicked(&entry, &panic_message(&*payload)),
+            },
+            ToolHandler::Sync(f) => std::panic::catch_unwind(AssertUnwindSafe(|| f(call)))
+                .unwrap_or_else(|payload| Ok(tool_panicked(&entry, &panic_message(&*payload))))?,
+        };
+        Ok(self.tool_answer(&id, outcome))
     }
 
     /// The rest of a tool handler that waits, and its answer.

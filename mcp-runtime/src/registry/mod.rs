@@ -2,6 +2,7 @@
 //! (builder API, handlers, results), what registers them, and the validated snapshot requests
 //! are served from.
 
+mod access;
 mod catalog;
 mod complete;
 mod headers;
@@ -12,6 +13,8 @@ mod resource;
 mod snapshot;
 mod tool;
 
+pub(crate) use access::Requirement;
+pub use access::{AccessCheck, AccessRequest, Denied, Purpose};
 pub(crate) use catalog::Catalog;
 pub use complete::{Completer, CompletionRequest};
 #[cfg(test)]

@@ -356,6 +356,36 @@ impl Items {
         self.len() != before
     }
 
+    /// The access requirement of an item, to be changed; `None` when there is no such item.
+    pub(crate) fn access_mut(
+        &mut self,
+        kind: PrimitiveKind,
+        key: &str,
+    ) -> Option<&mut super::access::Requirement> {
+        match kind {
+            PrimitiveKind::Tool => self
+                .tools
+                .iter_mut()
+                .find(|t| t.info.name == key)
+                .map(|t| &mut t.access),
+            PrimitiveKind::Resource => self
+                .resources
+                .iter_mut()
+                .find(|r| r.info.uri == key)
+                .map(|r| &mut r.access),
+            PrimitiveKind::ResourceTemplate => self
+                .templates
+                .iter_mut()
+                .find(|t| t.info.uri_template == key)
+                .map(|t| &mut t.access),
+            PrimitiveKind::Prompt => self
+                .prompts
+                .iter_mut()
+                .find(|p| p.info.name == key)
+                .map(|p| &mut p.access),
+        }
+    }
+
     /// Hides or shows the item again; returns whether anything changed.
     pub(crate) fn set_enabled(&mut self, kind: PrimitiveKind, key: &str, enabled: bool) -> bool {
         if !self.contains(kind, key) {

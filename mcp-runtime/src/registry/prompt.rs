@@ -1,6 +1,7 @@
 //! Prompt definitions.
 
 use super::BoxFuture;
+use super::access::{AccessCheck, Requirement};
 use super::complete::Completer;
 use super::output::{IntoPromptResult, PromptOutcome};
 use crate::context::{RequestContext, StateNeed};
@@ -44,6 +45,8 @@ pub struct Prompt {
     /// The handler asks the client for input.
     pub(crate) asks_input: bool,
     pub(crate) completers: HashMap<String, Completer>,
+    /// What a caller needs to see and get it.
+    pub(crate) access: Requirement,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -71,6 +74,7 @@ impl Prompt {
             needs: Vec::new(),
             asks_input: false,
             completers: HashMap::new(),
+            access: Requirement::default(),
         }
     }
     /// The name.
@@ -127,6 +131,19 @@ impl Prompt {
     /// macros declare it themselves).
     pub fn asks_client_input(mut self) -> Self {
         self.asks_input = true;
+        self
+    }
+    /// Requires these OAuth scopes of the caller (all of them): a caller without them does not
+    /// see it listed, and is refused with a challenge naming them (HTTP 401 without a token,
+    /// 403 `insufficient_scope` with one).
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.access.add_scopes(scopes);
+        self
+    }
+    /// A custom authorization check, run (after the scopes are checked) before every use and
+    /// for every listing: a refused caller does not see it listed, and it never runs for them.
+    pub fn authorize(mut self, check: AccessCheck) -> Self {
+        self.access.check = Some(check);
         self
     }
     /// Completes values of the argument `argument`.

@@ -1,6 +1,7 @@
 //! Resource and resource template definitions.
 
 use super::BoxFuture;
+use super::access::{AccessCheck, Requirement};
 use super::complete::Completer;
 use super::output::{IntoResourceResult, ResourceOutcome};
 use crate::config::CacheHint;
@@ -90,6 +91,19 @@ macro_rules! common_setters {
             self.asks_input = true;
             self
         }
+        /// Requires these OAuth scopes of the caller (all of them): a caller without them does not
+        /// see it listed, and is refused with a challenge naming them (HTTP 401 without a token,
+        /// 403 `insufficient_scope` with one).
+        pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+            self.access.add_scopes(scopes);
+            self
+        }
+        /// A custom authorization check, run (after the scopes are checked) before every use and
+        /// for every listing: a refused caller does not see it listed, and it never runs for them.
+        pub fn authorize(mut self, check: AccessCheck) -> Self {
+            self.access.check = Some(check);
+            self
+        }
     };
 }
 
@@ -113,6 +127,8 @@ pub struct Resource {
     pub(crate) needs: Vec<StateNeed>,
     /// The handler asks the client for input.
     pub(crate) asks_input: bool,
+    /// What a caller needs to see and read it.
+    pub(crate) access: Requirement,
 }
 
 impl std::fmt::Debug for Resource {
@@ -133,6 +149,7 @@ impl Resource {
             source: None,
             needs: Vec::new(),
             asks_input: false,
+            access: Requirement::default(),
         }
     }
     /// The URI.
@@ -181,6 +198,8 @@ pub struct ResourceTemplate {
     /// The handler asks the client for input.
     pub(crate) asks_input: bool,
     pub(crate) completers: HashMap<String, Completer>,
+    /// What a caller needs to see it and read its URIs.
+    pub(crate) access: Requirement,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -210,6 +229,7 @@ impl ResourceTemplate {
             source: None,
             needs: Vec::new(),
             asks_input: false,
+            access: Requirement::default(),
             completers: HashMap::new(),
         }
     }

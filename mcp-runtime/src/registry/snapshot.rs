@@ -1,6 +1,7 @@
 //! The registry as requests see it: an immutable, validated, indexed snapshot of everything
 //! registered ([`Registry`]), rebuilt on every run-time change.
 
+use super::access::Requirement;
 use super::headers::{ParamHeader, collect as collect_param_headers};
 use super::primitive::{Items, PrimitiveKind};
 use super::prompt::{Prompt, PromptFn};
@@ -67,9 +68,27 @@ pub(crate) struct PromptEntry {
     pub(crate) required: Vec<String>,
 }
 
+/// Whether the items of one list depend on who asks.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ListGuard {
+    /// Some item requires scopes.
+    pub(crate) scoped: bool,
+    /// Some item has a custom check.
+    pub(crate) checked: bool,
+}
+
+impl ListGuard {
+    fn add(&mut self, access: &Requirement) {
+        self.scoped |= !access.scopes.is_empty();
+        self.checked |= access.check.is_some();
+    }
+}
+
 /// An immutable snapshot of everything registered.
 #[derive(Default)]
 pub(crate) struct Registry {
+    /// Per list (tools, resources, templates, prompts): whether it depends on the caller.
+    pub(crate) guards: [ListGuard; 4],
     pub(crate) tools: Vec<Arc<ToolEntry>>,
     pub(crate) tool_index: NameIndex,
     pub(crate) resources: Vec<Arc<ResourceEntry>>,
@@ -161,6 +180,18 @@ impl Registry {
                     .insert(p.info.name.clone(), reg.prompts.len());
                 reg.prompts.push(Arc::new(entry));
             }
+        }
+        for t in &reg.tools {
+            reg.guards[0].add(&t.tool.access);
+        }
+        for r in &reg.resources {
+            reg.guards[1].add(&r.resource.access);
+        }
+        for t in &reg.templates {
+            reg.guards[2].add(&t.template.access);
+        }
+        for p in &reg.prompts {
+            reg.guards[3].add(&p.prompt.access);
         }
         let mut errors = check.errors;
         match errors.len() {

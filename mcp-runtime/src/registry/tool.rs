@@ -1,6 +1,7 @@
 //! Tool definitions.
 
 use super::BoxFuture;
+use super::access::{AccessCheck, Requirement};
 use super::output::{IntoToolResult, ToolOutcome};
 use crate::context::{RequestContext, StateNeed};
 use crate::error::{McpError, SourceLocation, without_position};
@@ -236,6 +237,8 @@ pub struct Tool {
     /// compiled on first use instead of at startup.
     pub(crate) schema_derived: bool,
     pub(crate) problems: Vec<String>,
+    /// What a caller needs to see and call it.
+    pub(crate) access: Requirement,
 }
 
 impl std::fmt::Debug for Tool {
@@ -270,6 +273,7 @@ impl Tool {
             schema_explicit: false,
             schema_derived: false,
             problems: Vec::new(),
+            access: Requirement::default(),
         }
     }
     /// The tool's name.
@@ -358,6 +362,19 @@ impl Tool {
     /// macros declare it themselves).
     pub fn asks_client_input(mut self) -> Self {
         self.asks_input = true;
+        self
+    }
+    /// Requires these OAuth scopes of the caller (all of them): a caller without them does not
+    /// see it listed, and is refused with a challenge naming them (HTTP 401 without a token,
+    /// 403 `insufficient_scope` with one).
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.access.add_scopes(scopes);
+        self
+    }
+    /// A custom authorization check, run (after the scopes are checked) before every use and
+    /// for every listing: a refused caller does not see it listed, and it never runs for them.
+    pub fn authorize(mut self, check: AccessCheck) -> Self {
+        self.access.check = Some(check);
         self
     }
 

@@ -28,6 +28,8 @@ pub(super) const TAG: usize = 16;
 #[derive(Clone)]
 pub struct KeyRing {
     keys: Vec<([u8; 4], XChaCha20Poly1305)>,
+    /// Largest token sealed or opened (default [`MAX_STATE_BYTES`]).
+    max_bytes: usize,
 }
 
 impl std::fmt::Debug for KeyRing {
@@ -44,12 +46,18 @@ fn key_id(key: &[u8; 32]) -> [u8; 4] {
 }
 
 impl KeyRing {
+    /// Sets the largest token sealed or opened.
+    pub(crate) fn set_max_bytes(&mut self, max: usize) {
+        self.max_bytes = max;
+    }
+
     /// A ring from raw 32-byte keys, the sealing key first.
     pub fn new(keys: &[[u8; 32]]) -> Result<Self, String> {
         if keys.is_empty() {
             return Err("a key ring needs at least one key".into());
         }
         Ok(KeyRing {
+            max_bytes: MAX_STATE_BYTES,
             keys: keys
                 .iter()
                 .map(|k| (key_id(k), XChaCha20Poly1305::new(k.into())))
@@ -116,9 +124,10 @@ impl KeyRing {
         let (id, cipher) = &self.keys[0];
         let token_len = base64::encoded_len(buf.len() + TAG, false)
             .map_or(usize::MAX, |n| n.saturating_add(PREFIX.len()));
-        if token_len > MAX_STATE_BYTES {
+        let max = self.max_bytes;
+        if token_len > max {
             return Err(McpError::internal(format!(
-                "the requestState would be {token_len} bytes, over the {MAX_STATE_BYTES}-byte limit"
+                "the requestState would be {token_len} bytes, over the {max}-byte limit"
             )));
         }
         let mut nonce = [0u8; 24];
@@ -152,7 +161,7 @@ impl KeyRing {
     ) -> Result<(Vec<u8>, std::ops::Range<usize>), McpError> {
         let invalid =
             |why: &str| McpError::invalid_params(format!("Invalid params: requestState {why}"));
-        if token.len() > MAX_STATE_BYTES {
+        if token.len() > self.max_bytes {
             return Err(invalid("is too large"));
         }
         let body = token

@@ -182,6 +182,8 @@ pub(crate) fn now_ms() -> u64 {
 pub(crate) struct Sealer {
     pub(crate) ring: KeyRing,
     pub(crate) ttl: Duration,
+    /// Most rounds of client input one request may take.
+    pub(crate) max_rounds: u32,
 }
 
 impl Sealer {
@@ -284,6 +286,7 @@ mod tests {
         let s = Sealer {
             ring: KeyRing::new(&[[3; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
+            max_rounds: crate::seal::MAX_ROUNDS,
         };
         let sealed = Binding::new("tools/call", "t", r#"{"b":1,"a":[2, 3]}"#, None);
         let token = s.seal(&payload(&sealed, now_ms() + 60_000)).unwrap();
@@ -312,6 +315,7 @@ mod tests {
         Sealer {
             ring: KeyRing::new(&[[key; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
+            max_rounds: crate::seal::MAX_ROUNDS,
         }
     }
 
@@ -415,6 +419,7 @@ mod tests {
         let rotated = Sealer {
             ring: KeyRing::new(&[[2; 32], [1; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
+            max_rounds: crate::seal::MAX_ROUNDS,
         };
         assert!(open_as(&rotated, &token, &b).is_ok());
         let bob = Binding::new("prompts/get", "p", "null", Some("bob"));

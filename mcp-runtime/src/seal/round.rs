@@ -1,7 +1,6 @@
 //! What one request carries into its round of client input: this round's answers, the state
 //! it echoed (opened), and the binding that a state sealed now would carry.
 
-use super::MAX_ROUNDS;
 use super::binding::Binding;
 use super::record::{Answers, Sealed, SealedOut, Sealer, now_ms};
 use super::responses::Responses;
@@ -83,9 +82,10 @@ impl InputData {
         data: Option<&RawValue>,
     ) -> Result<String, McpError> {
         let round = self.round() + 1;
-        if round > MAX_ROUNDS {
+        let max = self.sealer.max_rounds;
+        if round > max {
             return Err(McpError::invalid_params(format!(
-                "Invalid params: this request has taken {MAX_ROUNDS} rounds of client input, the most allowed"
+                "Invalid params: this request has taken {max} rounds of client input, the most allowed"
             )));
         }
         self.sealer.seal(&SealedOut {

@@ -7,7 +7,7 @@
 //! |---|---|---|---|
 //! | method is POST | GET, DELETE, … | 405 (`Allow: POST`) | – |
 //! | `Host` and `Origin` allowed (`guard`) | DNS-rebinding guard | 403 | – |
-//! | authentication (when configured) | per authenticator | 401/403 | – |
+//! | authentication (when configured, `auth`) | no, bad or invalid token | 401/400/503 | `-32600` |
 //! | `Content-Type` is `application/json` (`negotiate`) | | 415 | `-32600` |
 //! | `Accept` admits JSON or SSE | | 406 | `-32600` |
 //! | body within the limit | | 413 | `-32600` |
@@ -20,17 +20,19 @@
 //! | method known and advertised | | 404 | `-32601` |
 //! | `tools/call`: `Mcp-Param-*` equal the arguments | | 400 | `-32020` |
 //! | the method's own errors | missing client capability | 400 | `-32021` |
+//! | | caller refused (scopes, checks) | 401/403 + challenge | `-32602` |
 //! | | anything else (unknown tool, bad arguments, …) | 200 | `-32602`, `-32603`, … |
 //!
 //! `Mcp-Session-Id` and `Last-Event-ID` are ignored: the protocol has no sessions and no resumption.
 
+mod auth;
 mod guard;
 mod headers;
 mod negotiate;
 mod options;
 mod sse;
 
-pub use options::{Authenticator, HttpOptions};
+pub use options::HttpOptions;
 
 use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Outgoing, Response as Answer};
 use crate::error::McpError;
@@ -56,12 +58,31 @@ pub(crate) fn router(dispatcher: Arc<Dispatcher>, options: HttpOptions) -> Route
         dispatcher,
         options,
     });
-    Router::new()
-        .route(
-            &path,
-            axum::routing::post(handle).fallback(method_not_allowed),
-        )
-        .with_state(endpoint)
+    let mut router = Router::new().route(
+        &path,
+        axum::routing::post(handle).fallback(method_not_allowed),
+    );
+    if let Some(rs) = &endpoint.options.auth {
+        for well_known in auth::metadata_paths(rs) {
+            router = router.route(&well_known, axum::routing::get(metadata));
+        }
+    }
+    router.with_state(endpoint)
+}
+
+/// The protected resource metadata document.
+async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let options = &endpoint.options;
+    if !guard::host_allowed(options, request.headers()) {
+        return plain_status(
+            StatusCode::FORBIDDEN,
+            "Forbidden: this Host is not allowed (DNS rebinding protection)",
+        );
+    }
+    match &options.auth {
+        Some(rs) => auth::metadata_response(rs),
+        None => plain_status(StatusCode::NOT_FOUND, "Not Found"),
+    }
 }
 
 /// Serves on `listener` until Ctrl-C, then ends listen streams gracefully.
@@ -125,8 +146,13 @@ fn status(answer: &Answer) -> StatusCode {
     }
 }
 
-fn answer(answer: Answer) -> Response {
-    json_response(status(&answer), answer.body)
+/// The response to a JSON-RPC answer: its status, and for a caller refused access, 401 or 403
+/// with a challenge when this endpoint authenticates.
+fn answer(options: &HttpOptions, answer: Answer) -> Response {
+    match answer.refusal() {
+        Some(refusal) => auth::refused(options.auth.as_ref(), refusal, answer.body.clone()),
+        None => json_response(status(&answer), answer.body),
+    }
 }
 
 /// A request refused by the transport before it was read, with `-32600`.
@@ -146,11 +172,21 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             "Forbidden: this Host or Origin is not allowed (DNS rebinding protection)",
         );
     }
-    let caller = match &options.authenticator {
+    let caller = match &options.auth {
         None => None,
-        Some(auth) => match auth(&parts) {
-            Ok(c) => c.map(Arc::new),
-            Err(resp) => return resp,
+        Some(rs) => match auth::authenticate(rs, &parts.headers).await {
+            Ok(caller) => caller,
+            Err(why) => {
+                // The challenge names the scopes of the operation, when the body says which.
+                let scopes = match negotiate::content_type_ok(&parts.headers) {
+                    true => match read_body(body, options.body_limit).await {
+                        Ok(bytes) => endpoint.dispatcher.scopes_needed(&bytes),
+                        Err(_) => Vec::new(),
+                    },
+                    false => Vec::new(),
+                };
+                return auth::unauthenticated(rs, why, &scopes);
+            }
         },
     };
     if !negotiate::content_type_ok(&parts.headers) {
@@ -187,12 +223,12 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     };
     let keepalive = options.keepalive;
     match call.next_message().await {
-        Some(Outgoing::Response(r)) if accept.json => answer(r),
+        Some(Outgoing::Response(r)) if accept.json || r.is_refusal() => answer(options, r),
         Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive),
         Some(Outgoing::Notification(n)) if accept.sse => sse::response(n, Some(call), keepalive),
         Some(Outgoing::Notification(_)) => {
             // The client takes JSON only: request-scoped notifications cannot be delivered.
-            answer(Call::response(call).await)
+            answer(options, Call::response(call).await)
         }
         None => transport_error(
             StatusCode::INTERNAL_SERVER_ERROR,

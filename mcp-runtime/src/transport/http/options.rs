@@ -2,16 +2,8 @@
 //! accepts, the body limit, the keep-alive interval of SSE streams, and how callers are
 //! authenticated.
 
-use crate::context::Caller;
-use axum::response::Response;
-use std::sync::Arc;
+use crate::auth::ResourceServer;
 use std::time::Duration;
-
-/// Decides who is calling from the request head. Return `Ok(None)` for anonymous access,
-/// `Ok(Some(caller))` for an authenticated one, or `Err(response)` to refuse (401/403 with
-/// `WWW-Authenticate`).
-pub type Authenticator =
-    Arc<dyn Fn(&http::request::Parts) -> Result<Option<Caller>, Response> + Send + Sync>;
 
 /// Options of the Streamable HTTP transport.
 ///
@@ -33,7 +25,7 @@ pub struct HttpOptions {
     pub(super) origins: Vec<String>,
     pub(super) body_limit: usize,
     pub(super) keepalive: Duration,
-    pub(super) authenticator: Option<Authenticator>,
+    pub(super) auth: Option<ResourceServer>,
 }
 
 impl Default for HttpOptions {
@@ -44,7 +36,7 @@ impl Default for HttpOptions {
             origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
             keepalive: Duration::from_secs(15),
-            authenticator: None,
+            auth: None,
         }
     }
 }
@@ -57,6 +49,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("origins", &self.origins)
             .field("body_limit", &self.body_limit)
             .field("keepalive", &self.keepalive)
+            .field("auth", &self.auth)
             .finish_non_exhaustive()
     }
 }
@@ -89,12 +82,11 @@ impl HttpOptions {
         self.keepalive = every;
         self
     }
-    /// Authenticates every request before it is parsed.
-    pub fn authenticate<F>(mut self, f: F) -> Self
-    where
-        F: Fn(&http::request::Parts) -> Result<Option<Caller>, Response> + Send + Sync + 'static,
-    {
-        self.authenticator = Some(Arc::new(f));
+    /// Makes the endpoint an OAuth 2.1 resource server: every request is authenticated by its
+    /// bearer token before it is read, and the protected resource metadata is served at the
+    /// well-known URIs. See [`auth`](crate::auth).
+    pub fn auth(mut self, resource_server: ResourceServer) -> Self {
+        self.auth = Some(resource_server);
         self
     }
     /// The endpoint path.

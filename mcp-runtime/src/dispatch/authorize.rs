@@ -1,0 +1,177 @@
+//! Authorization of one primitive for one caller: its scopes at once (before its request is
+//! looked at further), its custom checks (the primitive's, then the server's) as a future that
+//! must finish before the handler is called. A refusal is `-32602` with `data.requiredScopes`,
+//! which transports answer as a challenge.
+
+use super::Dispatcher;
+use super::panic::catch_panic;
+use crate::context::{Caller, RequestContext};
+use crate::error::McpError;
+use crate::protocol::{ClientMessage, ClientParams};
+use crate::registry::{
+    AccessCheck, AccessRequest, Arguments, BoxFuture, Denied, PrimitiveKind, Purpose, Requirement,
+};
+use std::sync::Arc;
+
+/// Custom checks still to pass before a handler may run.
+pub(super) type Checking = BoxFuture<'static, Result<(), McpError>>;
+
+/// What a primitive is called in refusals: ``tool `search` ``.
+fn describe(kind: PrimitiveKind, name: &str) -> String {
+    let kind = match kind {
+        PrimitiveKind::Tool => "tool",
+        PrimitiveKind::Resource => "resource",
+        PrimitiveKind::ResourceTemplate => "resource template",
+        PrimitiveKind::Prompt => "prompt",
+    };
+    format!("{kind} `{name}`")
+}
+
+fn refused(kind: PrimitiveKind, name: &str, denied: &Denied, anonymous: bool) -> McpError {
+    McpError::refused(
+        &describe(kind, name),
+        &denied.scopes,
+        denied.reason.as_deref(),
+        anonymous,
+    )
+}
+
+/// What an `AccessRequest` is made of, besides the caller and the purpose.
+pub(super) struct Target {
+    pub(super) kind: PrimitiveKind,
+    pub(super) name: Arc<str>,
+    pub(super) uri: Option<Arc<str>>,
+    pub(super) arguments: Option<Arguments>,
+}
+
+impl Dispatcher {
+    /// The scopes the request in `body` needs (for the challenge of a request that came without
+    /// a token): those of the tool, resource, template or prompt it names; none when it names
+    /// none, or cannot be read.
+    pub(crate) fn scopes_needed(&self, body: &[u8]) -> Vec<String> {
+        let Ok(ClientMessage::Request(request)) = super::decode::decode(body) else {
+            return Vec::new();
+        };
+        let reg = self.registry();
+        let access = match &request.params {
+            ClientParams::ToolsCall(p) => reg
+                .tool_index
+                .get(&p.name)
+                .map(|&i| &reg.tools[i].tool.access),
+            ClientParams::PromptsGet(p) => reg
+                .prompt_index
+                .get(&p.name)
+                .map(|&i| &reg.prompts[i].prompt.access),
+            ClientParams::ResourcesRead(p) => match reg.resource_index.get(&p.uri) {
+                Some(&i) => Some(&reg.resources[i].resource.access),
+                None => reg
+                    .templates
+                    .iter()
+                    .find(|t| t.parsed.matches(&p.uri).is_some())
+                    .map(|t| &t.template.access),
+            },
+            _ => None,
+        };
+        access.map(|a| a.scopes.clone()).unwrap_or_default()
+    }
+
+    /// The scopes `access` requires, checked against the request's caller.
+    pub(super) fn check_scopes(
+        &self,
+        access: &Requirement,
+        cx: &RequestContext,
+        kind: PrimitiveKind,
+        name: &str,
+    ) -> Result<(), McpError> {
+        let caller = cx.inner.caller.as_deref();
+        access
+            .scopes_met(caller)
+            .map_err(|denied| refused(kind, name, &denied, caller.is_none()))
+    }
+
+    /// The custom checks of a use of `target`, when there are any: the primitive's, then the
+    /// server's. A check that panics refuses.
+    pub(super) fn custom_checks(
+        &self,
+        access: &Requirement,
+        cx: &RequestContext,
+        target: impl FnOnce() -> Target,
+    ) -> Option<Checking> {
+        let checks = self.checks_of(access);
+        if checks.is_empty() {
+            return None;
+        }
+        let caller = cx.inner.caller.clone();
+        let target = target();
+        let what = describe(target.kind, &target.name);
+        let anonymous = caller.is_none();
+        let request = AccessRequest {
+            caller,
+            kind: target.kind,
+            name: target.name,
+            uri: target.uri,
+            arguments: target.arguments,
+            purpose: Purpose::Use,
+        };
+        Some(Box::pin(async move {
+            for check in checks {
+                match catch_panic(check.ask(request.clone())).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(denied)) => {
+                        return Err(McpError::refused(
+                            &what,
+                            &denied.scopes,
+                            denied.reason.as_deref(),
+                            anonymous,
+                        ));
+                    }
+                    Err(panic) => {
+                        tracing::error!(%panic, primitive = %what, "an authorization check panicked");
+                        return Err(McpError::internal(format!(
+                            "Internal error: the authorization check of {what} failed"
+                        )));
+                    }
+                }
+            }
+            Ok(())
+        }))
+    }
+
+    /// The custom checks that apply to a primitive with `access`.
+    pub(super) fn checks_of(&self, access: &Requirement) -> Vec<AccessCheck> {
+        access
+            .check
+            .iter()
+            .chain(self.policy.as_ref())
+            .cloned()
+            .collect()
+    }
+
+    /// Whether `caller` may see an item in a list: its scopes, then (when `checked`) its custom
+    /// checks with [`Purpose::List`]. A check that panics hides the item.
+    pub(super) async fn listable(
+        &self,
+        access: &Requirement,
+        caller: Option<&Arc<Caller>>,
+        kind: PrimitiveKind,
+        name: &str,
+    ) -> bool {
+        if access.scopes_met(caller.map(|c| &**c)).is_err() {
+            return false;
+        }
+        for check in self.checks_of(access) {
+            let request = AccessRequest {
+                caller: caller.cloned(),
+                kind,
+                name: Arc::from(name),
+                uri: None,
+                arguments: None,
+                purpose: Purpose::List,
+            };
+            if !matches!(catch_panic(check.ask(request)).await, Ok(Ok(()))) {
+                return false;
+            }
+        }
+        true
+    }
+}
