@@ -71,6 +71,10 @@ pub(crate) struct Config {
     pub(crate) resource_subscribe: bool,
     pub(crate) extensions: Map<String, Value>,
     pub(crate) request_timeout: Option<Duration>,
+    /// Record the metrics of `dispatch::metrics` through the `metrics` facade.
+    pub(crate) metrics: bool,
+    /// Record tool arguments and results on spans.
+    pub(crate) trace_payloads: bool,
 }
 
 impl Config {
@@ -110,6 +114,8 @@ impl Default for Config {
             resource_subscribe: false,
             extensions: Map::new(),
             request_timeout: None,
+            metrics: false,
+            trace_payloads: false,
         }
     }
 }

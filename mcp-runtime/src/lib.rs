@@ -7,6 +7,7 @@ mod config;
 mod context;
 pub mod dispatch;
 mod error;
+pub mod layers;
 pub mod mrtr;
 pub mod prelude;
 pub mod protocol;
@@ -36,6 +37,8 @@ pub use registry::{
     Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall,
     ToolOutcome, parse_arguments,
 };
+#[cfg(feature = "otel")]
+pub mod otel;
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};
 pub use transport::http::HttpOptions;

@@ -4,7 +4,7 @@
 use crate::bus::{Change, ChangeBus, LocalBus};
 use crate::config::{CacheHint, CacheTarget, Config};
 use crate::context::{Caller, StateMap};
-use crate::dispatch::{Call, Dispatcher, Handled, Ingress};
+use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Layer, metrics};
 use crate::error::{BuildError, Error};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, DiscoverResult, Implementation, ServerCapabilities};
@@ -144,6 +144,7 @@ impl Server {
         let ingress = Ingress {
             caller: caller.map(Arc::new),
             checks: None,
+            transport: None,
         };
         match self.dispatcher.handle(body, ingress) {
             Handled::Notification(_) => None,
@@ -256,6 +257,7 @@ pub struct ServerBuilder {
     keys: Option<KeyRing>,
     state_ttl: Option<Duration>,
     bus: Option<Arc<dyn ChangeBus>>,
+    layers: Vec<Arc<dyn Layer>>,
 }
 
 impl ServerBuilder {
@@ -353,6 +355,46 @@ impl ServerBuilder {
         self.state_ttl = Some(ttl);
         self
     }
+    /// Adds a [`Layer`] around every call. Layers run in the order they are added: the first
+    /// sees each request first and its answer last. Built-in ones are in
+    /// [`layers`](crate::layers).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::layers::{AuditLog, ToolTimeout};
+    /// use std::time::Duration;
+    /// let server = Server::builder()
+    ///     .layer(AuditLog::new())
+    ///     .layer(ToolTimeout::new().tool("slow_report", Duration::from_secs(30)))
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn layer(mut self, layer: impl Layer) -> Self {
+        self.layers.push(Arc::new(layer));
+        self
+    }
+    /// Records request counts, durations, errors, open listen streams and multi-round rounds
+    /// through the [`metrics`](https://docs.rs/metrics) facade (default: off, so a server without
+    /// a recorder pays nothing). Names and labels: [`dispatch::metrics`](crate::dispatch::metrics).
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().metrics(true).build().unwrap();
+    /// ```
+    pub fn metrics(mut self, on: bool) -> Self {
+        self.config.metrics = on;
+        self
+    }
+    /// Records tool arguments and results on the request span (`gen_ai.tool.call.arguments`,
+    /// `gen_ai.tool.call.result`) and the reasons of failed requests in its events. Off by
+    /// default: they may carry secrets or personal data.
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().trace_payloads(true).build().unwrap();
+    /// ```
+    pub fn trace_payloads(mut self, on: bool) -> Self {
+        self.config.trace_payloads = on;
+        self
+    }
     /// Registers any primitive: a tool, resource, template or prompt, or a macro's handle.
     pub fn register(mut self, item: impl IntoPrimitive) -> Self {
         self.items.push(item.into_primitive());
@@ -391,6 +433,9 @@ impl ServerBuilder {
         });
         let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         let info_json = InfoJson::new(self.config.info.clone());
+        if self.config.metrics {
+            metrics::describe();
+        }
         Ok(Server {
             dispatcher: Arc::new(Dispatcher {
                 info_json,
@@ -400,6 +445,7 @@ impl ServerBuilder {
                 changes,
                 shutdown: CancellationToken::new(),
                 sealer,
+                layers: Arc::from(self.layers),
             }),
         })
     }

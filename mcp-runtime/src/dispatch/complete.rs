@@ -2,32 +2,49 @@
 
 use super::Dispatcher;
 use super::encode::Response;
-use super::panic::catch_panic;
-use super::work::Work;
+use super::panic::{catch_panic, panic_message};
+use super::trace::{Handler, handler_span};
+use super::work::{Prepared, PreparedComplete, Work};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{
     CompleteRequestParams, CompleteResult, Completion, CompletionReference, ResultType,
 };
 use crate::registry::{Completer, CompletionRequest, Registry};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use tracing::Instrument;
 
 /// Most values one completion answers with (the spec's limit).
 const MAX_VALUES: usize = 100;
 
 impl Dispatcher {
-    /// Finds the completer and starts it.
-    pub(super) fn start_complete(
-        self: &Arc<Self>,
+    /// Finds the completer.
+    pub(super) fn prepare_complete(
+        &self,
         reg: &Registry,
         params: CompleteRequestParams,
         cx: RequestContext,
-    ) -> Result<Work, McpError> {
+    ) -> Result<Prepared, McpError> {
         let completer = completer(reg, &params)?;
-        let d = self.clone();
-        Ok(Work::Other(Box::pin(async move {
-            d.complete(completer, params, cx).await
+        Ok(Prepared::Complete(Box::new(PreparedComplete {
+            completer,
+            params,
+            cx,
         })))
+    }
+
+    /// Starts a prepared completion.
+    pub(super) fn invoke_complete(self: &Arc<Self>, prepared: PreparedComplete) -> Work {
+        let PreparedComplete {
+            completer,
+            params,
+            cx,
+        } = prepared;
+        let d = self.clone();
+        Work::Other(Box::pin(
+            async move { d.complete(completer, params, cx).await },
+        ))
     }
 
     async fn complete(
@@ -47,13 +64,20 @@ impl Dispatcher {
                     .into_iter()
                     .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_owned())))
                     .collect();
+                let span = handler_span(cx.inner.span(), Handler::Completion);
                 let req = CompletionRequest {
                     argument: params.argument.name,
                     value: params.argument.value,
                     context,
                     request: cx,
                 };
-                catch_panic((c.0)(req)).await.unwrap_or_else(|msg| {
+                let completing =
+                    span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| (c.0)(req))));
+                let completed = match completing {
+                    Ok(fut) => catch_panic(fut).instrument(span).await,
+                    Err(payload) => Err(panic_message(&*payload)),
+                };
+                completed.unwrap_or_else(|msg| {
                     tracing::error!(panic = %msg, "completion handler panicked");
                     Err(McpError::internal("Completion failed unexpectedly."))
                 })?

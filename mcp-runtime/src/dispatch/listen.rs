@@ -4,6 +4,7 @@
 
 use super::Dispatcher;
 use super::encode::Response;
+use super::metrics::ListenStream;
 use super::work::Work;
 use crate::bus::Change;
 use crate::context::RequestContext;
@@ -24,7 +25,11 @@ impl Dispatcher {
         cx: RequestContext,
     ) -> Work {
         let d = self.clone();
-        Work::Other(Box::pin(async move { d.listen(params, cx).await }))
+        Work::Other(Box::pin(async move {
+            // Counted on the gauge for as long as the stream is open (dropped with it).
+            let _open = d.config.metrics.then(ListenStream::open);
+            d.listen(params, cx).await
+        }))
     }
 
     /// The part of the filter this server honours.

@@ -14,25 +14,35 @@
 //!
 //! A [`Call`] carries the handler's notifications and its response; dropping it cancels the
 //! handler (`call`, `panic`).
+//!
+//! Around the handler of stage 3 run the [`Layer`]s a server was built with (`layer`); the
+//! request's `tracing` spans (`trace`) and its [`metrics`] are finished with its answer
+//! (`observe`).
 
 mod call;
 mod complete;
 mod decode;
 mod encode;
 mod input;
+mod layer;
 mod listen;
 mod lists;
+pub mod metrics;
+mod observe;
 mod panic;
 mod prompts;
 mod resources;
 mod route;
 mod tools;
+mod trace;
 mod validate;
 mod work;
 
 pub use call::{Call, Outgoing};
 pub(crate) use decode::{decode_general, decode_tool_call};
 pub use encode::Response;
+pub(crate) use layer::Layers;
+pub use layer::{Layer, LayerFn, LayerResult, McpRequest, Next, layer_fn};
 
 use crate::bus::ChangeBus;
 use crate::config::Config;
@@ -40,7 +50,7 @@ use crate::context::{Caller, StateMap};
 use crate::error::McpError;
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{
-    ClientMessage, ClientNotification, ClientRequest, ListCapability, ResourcesCapability,
+    ClientMessage, ClientNotification, ClientRequest, ListCapability, Method, ResourcesCapability,
     ResultMeta, ServerCapabilities,
 };
 use crate::registry::{Catalog, ParamHeader, Registry};
@@ -48,6 +58,7 @@ use crate::seal::Sealer;
 use encode::Rejection;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// A running server as the pipeline sees it: configuration, what is registered, application
@@ -62,6 +73,8 @@ pub(crate) struct Dispatcher {
     pub(crate) sealer: Arc<Sealer>,
     /// `serverInfo` serialized once (it goes into every result).
     pub(crate) info_json: Option<InfoJson>,
+    /// The layers around every call, outermost first.
+    pub(crate) layers: Layers,
 }
 
 /// What a message came to.
@@ -80,6 +93,8 @@ pub(crate) struct Ingress<'a> {
     pub(crate) caller: Option<Arc<Caller>>,
     /// The transport's own checks (HTTP: the headers that mirror the body).
     pub(crate) checks: Option<&'a dyn TransportChecks>,
+    /// `network.transport` of the semantic conventions: `tcp` (HTTP), `pipe` (stdio).
+    pub(crate) transport: Option<&'static str>,
 }
 
 /// Checks of what a transport carries beside the message: the HTTP headers that mirror the body.
@@ -99,8 +114,10 @@ pub(crate) trait TransportChecks {
 impl Dispatcher {
     /// The whole pipeline for one message.
     pub(crate) fn handle(self: &Arc<Self>, body: &[u8], ingress: Ingress<'_>) -> Handled {
+        let read_at = self.config.metrics.then(Instant::now);
         let request = match decode::decode(body) {
             Err(rejection) => {
+                self.rejected(None, &rejection, ingress.transport, read_at);
                 let id = rejection.id.clone();
                 return Handled::Call(Call::ready(id, rejection.into_response()));
             }
@@ -110,12 +127,38 @@ impl Dispatcher {
         // One snapshot of the registry serves the whole request.
         let registry = self.registry();
         match validate::validate(self, &registry, &request, ingress.checks) {
-            Ok(method) => Handled::Call(self.route(request, method, &registry, ingress)),
+            Ok(method) => Handled::Call(self.route(request, method, &registry, ingress, read_at)),
             Err(error) => {
-                let id = request.id;
-                let response = Rejection::new(Some(id.clone()), error).into_response();
-                Handled::Call(Call::ready(Some(id), response))
+                let rejection = Rejection::new(Some(request.id.clone()), error);
+                self.rejected(Some(&request), &rejection, ingress.transport, read_at);
+                let id = rejection.id.clone();
+                Handled::Call(Call::ready(id, rejection.into_response()))
             }
+        }
+    }
+
+    /// A request refused before its method ran: a `debug` event with the reason (the
+    /// envelope's, never the arguments'), and the metrics.
+    fn rejected(
+        &self,
+        request: Option<&ClientRequest<'_>>,
+        rejection: &Rejection,
+        transport: Option<&'static str>,
+        read_at: Option<Instant>,
+    ) {
+        let method = request.and_then(|r| r.method().ok());
+        let code = rejection.error.code();
+        tracing::debug!(
+            target: "mcp_runtime::request",
+            reason = rejection.error.message(),
+            mcp.method.name = request.map(ClientRequest::method_name),
+            jsonrpc.request.id = rejection.id.as_ref().map(tracing::field::display),
+            rpc.response.status_code = code,
+            "request rejected"
+        );
+        if let Some(read_at) = read_at {
+            let seconds = read_at.elapsed().as_secs_f64();
+            metrics::record_rejection(method.map(Method::name), code, transport, seconds);
         }
     }
 

@@ -5,13 +5,15 @@ use super::Dispatcher;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
-use super::work::Work;
+use super::trace::{Handler, handler_span};
+use super::work::{Prepared, PreparedRead, Work};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{Method, ReadResourceRequestParams, ReadResourceResult, ResultType};
 use crate::registry::{Registry, ResourceOutcome, ResourceRead};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use tracing::Instrument;
 
 impl Dispatcher {
     /// Finds the resource, opens its client input and starts its handler.
@@ -21,6 +23,20 @@ impl Dispatcher {
         params: ReadResourceRequestParams<'_>,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
+        match self.prepare_read(reg, params, cx)? {
+            Prepared::Read(read) => self.invoke_read(read),
+            other => self.invoke(other),
+        }
+    }
+
+    /// Finds the resource and opens its client input.
+    #[inline(always)]
+    pub(super) fn prepare_read(
+        &self,
+        reg: &Registry,
+        params: ReadResourceRequestParams<'_>,
+        cx: RequestContext,
+    ) -> Result<Prepared, McpError> {
         let uri = params.uri;
         let (handler, variables, hint) = if let Some(&i) = reg.resource_index.get(&uri) {
             let e = &reg.resources[i];
@@ -45,17 +61,36 @@ impl Dispatcher {
                 state: params.request_state,
             },
         )?;
-        let id = cx.request_id().clone();
         let read = ResourceRead {
-            uri: uri.clone(),
+            uri,
             variables,
             context: cx,
         };
-        let handler = std::panic::catch_unwind(AssertUnwindSafe(|| handler(read)))
+        Ok(Prepared::Read(PreparedRead {
+            handler,
+            read,
+            hint,
+        }))
+    }
+
+    /// Starts the handler of a prepared read.
+    #[inline(always)]
+    pub(super) fn invoke_read(self: &Arc<Self>, prepared: PreparedRead) -> Result<Work, McpError> {
+        let PreparedRead {
+            handler,
+            read,
+            hint,
+        } = prepared;
+        let id = read.context.request_id().clone();
+        let uri = read.uri.clone();
+        let span = handler_span(read.context.inner.span(), Handler::Resource(&uri));
+        let handler = span
+            .in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| handler(read))))
             .map_err(|payload| panicked(&uri, &panic_message(&*payload)))?;
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
             let outcome = catch_panic(handler)
+                .instrument(span)
                 .await
                 .unwrap_or_else(|msg| Err(panicked(&uri, &msg)))?;
             Ok(match outcome {

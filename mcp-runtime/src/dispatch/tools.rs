@@ -4,7 +4,8 @@
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
-use super::work::{StartedTool, Work};
+use super::trace::{Handler, handler_span};
+use super::work::{Prepared, PreparedTool, StartedTool, Work};
 use super::{Dispatcher, TransportChecks};
 use crate::context::RequestContext;
 use crate::error::McpError;
@@ -14,17 +15,35 @@ use serde_json::value::RawValue;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use tracing::Instrument;
 
 impl Dispatcher {
     /// Everything of a `tools/call` up to its handler's first poll, synchronously: only the
     /// handler's future and what answering needs are kept for later (a small future to box).
     pub(super) fn start_tool_call(
-        &self,
+        self: &Arc<Self>,
         reg: &Registry,
         params: CallToolRequestParams<'_>,
         cx: RequestContext,
         checks: Option<&dyn TransportChecks>,
     ) -> Result<Work, McpError> {
+        // Both halves are inlined here: nothing is moved between them on the way.
+        match self.prepare_tool_call(reg, params, cx, checks)? {
+            Prepared::Tool(tool) => self.invoke_tool(tool),
+            other => self.invoke(other),
+        }
+    }
+
+    /// Everything of a `tools/call` before its handler, synchronously: the tool found, its
+    /// arguments checked, its client input opened.
+    #[inline(always)]
+    pub(super) fn prepare_tool_call(
+        &self,
+        reg: &Registry,
+        params: CallToolRequestParams<'_>,
+        cx: RequestContext,
+        checks: Option<&dyn TransportChecks>,
+    ) -> Result<Prepared, McpError> {
         let Some(entry) = reg
             .tool_index
             .get(&params.name)
@@ -60,7 +79,10 @@ impl Dispatcher {
                 params.name
             ));
             result.meta = self.result_meta();
-            return Ok(Work::Ready(Response::result(cx.request_id(), &result)));
+            return Ok(Prepared::Ready(Response::tool_result(
+                cx.request_id(),
+                &result,
+            )));
         }
         self.prepare_input(
             &cx,
@@ -72,12 +94,21 @@ impl Dispatcher {
                 state: params.request_state,
             },
         )?;
-        let id = cx.request_id().clone();
         let call = ToolCall {
             name: params.name,
             arguments,
             context: cx,
         };
+        Ok(Prepared::Tool(PreparedTool { entry, call }))
+    }
+
+    /// A prepared `tools/call` up to its handler's first poll, synchronously.
+    #[inline(always)]
+    pub(super) fn invoke_tool(&self, prepared: PreparedTool) -> Result<Work, McpError> {
+        let PreparedTool { entry, call } = prepared;
+        let id = call.context.request_id().clone();
+        let span = handler_span(call.context.inner.span(), Handler::Tool(&entry.name));
+        let _entered = span.enter();
         match &entry.handler {
             ToolHandler::Async(f) => {
                 let mut handler = match std::panic::catch_unwind(AssertUnwindSafe(|| f(call))) {
@@ -106,6 +137,12 @@ impl Dispatcher {
                         }
                     }
                 }
+                drop(_entered);
+                // Its later polls run in its span (boxed again only when the span is recorded).
+                let handler = match span.is_disabled() {
+                    true => handler,
+                    false => Box::pin(handler.instrument(span)),
+                };
                 Ok(Work::Tool(StartedTool { entry, handler, id }))
             }
             ToolHandler::Sync(f) => {
@@ -137,7 +174,7 @@ impl Dispatcher {
                 if result.meta.is_none() {
                     result.meta = self.result_meta();
                 }
-                Response::result(id, &result)
+                Response::tool_result(id, &result)
             }
             ToolOutcome::InputRequired(r) => self.input_required(id, r),
         }
