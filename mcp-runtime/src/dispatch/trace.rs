@@ -16,12 +16,16 @@
 //! server opts in (`ServerBuilder::trace_payloads`).
 
 use crate::error::McpError;
-use crate::protocol::{ClientParams, ClientRequest, Method, RequestId, RequestMeta, TraceContext};
+use crate::protocol::{
+    ClientParams, ClientRequest, Method, RequestId, RequestMeta, TRACEPARENT_KEY, TraceContext,
+};
 use std::fmt;
 use tracing::Span;
 use tracing::field::Empty;
 
-/// The `mcp.request` span of a request (disabled when no subscriber wants it).
+/// The `mcp.request` span of a request (disabled when no subscriber wants it). Every value is
+/// computed inside the macro, so only when a subscriber records the span, and given when the
+/// span is made (a later `record` costs a subscriber more).
 pub(super) fn request_span(
     request: &ClientRequest<'_>,
     method: Method,
@@ -38,47 +42,47 @@ pub(super) fn request_span(
         mcp.method.name = method.name(),
         mcp.protocol.version = meta.protocol_version.as_deref(),
         jsonrpc.request.id = %IdText(&request.id),
-        gen_ai.operation.name = Empty,
-        gen_ai.tool.name = Empty,
-        gen_ai.prompt.name = Empty,
-        mcp.resource.uri = Empty,
+        gen_ai.operation.name = (method == Method::ToolsCall).then_some("execute_tool"),
+        gen_ai.tool.name = named(request, Method::ToolsCall),
+        gen_ai.prompt.name = named(request, Method::PromptsGet),
+        mcp.resource.uri = named(request, Method::ResourcesRead),
         network.transport = transport,
-        traceparent = Empty,
+        traceparent = traceparent(meta),
         error.type = Empty,
         rpc.response.status_code = Empty,
         mcp.server.operation.duration = Empty,
-        gen_ai.tool.call.arguments = Empty,
+        gen_ai.tool.call.arguments = payloads.then(|| arguments(request)).flatten(),
         gen_ai.tool.call.result = Empty,
     );
-    if span.is_disabled() {
-        return span;
-    }
-    match &request.params {
-        ClientParams::ToolsCall(p) => {
-            span.record("gen_ai.operation.name", "execute_tool");
-            span.record("gen_ai.tool.name", p.name.as_str());
-            if payloads {
-                let arguments = p.arguments.map_or("{}", |a| a.get());
-                span.record("gen_ai.tool.call.arguments", arguments);
-            }
-        }
-        ClientParams::PromptsGet(p) => {
-            span.record("gen_ai.prompt.name", p.name.as_str());
-        }
-        ClientParams::ResourcesRead(p) => {
-            span.record("mcp.resource.uri", p.uri.as_str());
-        }
-        _ => {}
-    }
-    let parent = TraceContext::from_meta(meta);
-    if let Some(parent) = &parent {
-        span.record("traceparent", parent.traceparent());
-    }
     #[cfg(feature = "otel")]
-    if !meta.other.is_empty() {
-        set_remote_parent(&span, meta, parent);
+    if !span.is_disabled() && !meta.other.is_empty() {
+        set_remote_parent(&span, meta, TraceContext::from_meta(meta));
     }
     span
+}
+
+/// The primitive a request of `method` names (as sent).
+fn named<'r>(request: &'r ClientRequest<'_>, method: Method) -> Option<&'r str> {
+    match &request.params {
+        ClientParams::ToolsCall(p) if method == Method::ToolsCall => Some(&p.name),
+        ClientParams::PromptsGet(p) if method == Method::PromptsGet => Some(&p.name),
+        ClientParams::ResourcesRead(p) if method == Method::ResourcesRead => Some(&p.uri),
+        _ => None,
+    }
+}
+
+/// The arguments' JSON text of a `tools/call`.
+fn arguments<'r>(request: &'r ClientRequest<'_>) -> Option<&'r str> {
+    match &request.params {
+        ClientParams::ToolsCall(p) => Some(p.arguments.map_or("{}", |a| a.get())),
+        _ => None,
+    }
+}
+
+/// The `traceparent` of `_meta`, when it is a valid one.
+fn traceparent(meta: &RequestMeta) -> Option<&str> {
+    let sent = meta.other.get(TRACEPARENT_KEY)?.as_str()?;
+    TraceContext::parse(sent, None).map(|_| sent)
 }
 
 /// Makes the trace context of `_meta` the OpenTelemetry parent of the request span: what the
