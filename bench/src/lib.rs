@@ -39,6 +39,29 @@ pub fn build_server(
     builder.build()
 }
 
+/// The study server's tools with observation on: `layer` registers one pass-through layer,
+/// `metrics` turns the metrics on (with no recorder installed).
+pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
+    let builder = mcp_runtime::Server::from_inventory()
+        .name("study-server")
+        .version("2.0.0")
+        .state_keys(key_ring());
+    match what {
+        "layer" => builder
+            .layer(mcp_runtime::dispatch::layer_fn(
+                |request, next: mcp_runtime::dispatch::Next| next.run(request),
+            ))
+            .build(),
+        "metrics" => builder.metrics(true).build(),
+        other => Err(mcp_runtime::BuildError::Invalid {
+            kind: "setting",
+            name: "--observe".into(),
+            reason: format!("`{other}` is not one of fmt, layer, metrics"),
+            location: None,
+        }),
+    }
+}
+
 /// The protocol version every request carries.
 pub const VERSION: &str = "2026-07-28";
 
