@@ -151,6 +151,15 @@ impl RequestContext {
     }
     /// The W3C trace context the client sent in `_meta` (`traceparent`, `tracestate`), to pass
     /// on to services this request calls.
+    ///
+    /// ```
+    /// use mcp_runtime::{NoArguments, RequestContext, Tool};
+    /// let tool = Tool::new("fetch").handler(|_: NoArguments, cx: RequestContext| async move {
+    ///     // Continue the client's trace in the request this tool makes.
+    ///     let header = cx.trace_context().map(|t| t.traceparent());
+    ///     header.unwrap_or_default()
+    /// });
+    /// ```
     pub fn trace_context(&self) -> Option<TraceContext> {
         TraceContext::from_meta(&self.inner.meta)
     }

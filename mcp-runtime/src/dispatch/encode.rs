@@ -134,6 +134,22 @@ impl Response {
 
     /// Whether this is an `input_required` result: the request asked the client for input and
     /// will be retried with the answers (one round of a multi round-trip request).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use mcp_runtime::{Ask, FromContext, NoArguments, RequestContext, Rounds, Server, Step, Tool};
+    /// let ask = Tool::new("ask").handler(|_: NoArguments, cx: RequestContext| async move {
+    ///     let rounds = Rounds::from_context(&cx)?;
+    ///     rounds.ask::<String, _>(Ask::new().roots("where"), &())
+    /// });
+    /// let server = Server::builder().tool(ask).build().unwrap();
+    /// let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","_meta":{
+    ///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}"#;
+    /// let response = server.handle_message(body, None).unwrap().response().await;
+    /// assert!(response.is_input_required());
+    /// # }
+    /// ```
     pub fn is_input_required(&self) -> bool {
         self.kind == Kind::Result(Outcome::InputRequired)
     }

@@ -31,7 +31,11 @@ impl Dispatcher {
         round: Round<'_>,
     ) -> Result<(), McpError> {
         let carries_input = round.responses.is_some() || round.state.is_some();
-        let Some(span) = cx.inner.round_span().filter(|_| carries_input) else {
+        let round_span = match carries_input {
+            true => cx.inner.round_span(),
+            false => None,
+        };
+        let Some(span) = round_span else {
             return self.open_input(cx, round);
         };
         let opened = span.in_scope(|| self.open_input(cx, round));

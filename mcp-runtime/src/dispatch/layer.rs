@@ -112,7 +112,21 @@ where
 pub(crate) type Layers = Arc<[Arc<dyn Layer>]>;
 
 /// The rest of the chain: the layers after this one, then the handler. Consumed by
-/// [`run`](Next::run): a handler runs at most once per request.
+/// [`run`](Next::run): a handler runs at most once per request (a layer cannot retry it: its
+/// input is moved into it, and its notifications and sealed states belong to one run).
+///
+/// ```
+/// use mcp_runtime::dispatch::{McpRequest, Next, layer_fn};
+/// // Keep what the answer needs before `run` takes the request.
+/// let layer = layer_fn(|request: McpRequest, next: Next| async move {
+///     let name = request.name().map(str::to_owned);
+///     let answer = next.run(request).await;
+///     if let (Some(name), Ok(response)) = (&name, &answer) {
+///         assert!(!response.is_rejection(), "{name}");
+///     }
+///     answer
+/// });
+/// ```
 pub struct Next {
     layers: Layers,
     index: usize,
@@ -169,6 +183,19 @@ impl Next {
 
 /// A request as layers see it: what it asks for, who asks, and how to answer in its place.
 /// Cheap to clone.
+///
+/// ```
+/// use mcp_runtime::dispatch::{McpRequest, Next, layer_fn};
+/// use mcp_runtime::protocol::Method;
+/// // Only callers with the `tools:call` scope may call tools.
+/// let scoped = layer_fn(|request: McpRequest, next: Next| async move {
+///     let allowed = request.caller().is_some_and(|c| c.has_scope("tools:call"));
+///     if request.method() == Method::ToolsCall && !allowed {
+///         return Ok(request.tool_error("You may not call tools."));
+///     }
+///     next.run(request).await
+/// });
+/// ```
 #[derive(Clone)]
 pub struct McpRequest {
     inner: Arc<View>,

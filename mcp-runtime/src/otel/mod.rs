@@ -51,6 +51,14 @@ impl std::fmt::Debug for OtelGuard {
 
 impl OtelGuard {
     /// Exports what is buffered now.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), mcp_runtime::Error> {
+    /// let otel = mcp_runtime::otel::init("batch-job")?;
+    /// // … serve …
+    /// otel.flush();
+    /// # Ok(()) }
+    /// ```
     pub fn flush(&self) {
         let _ = self.tracer_provider.force_flush();
         let _ = self.meter_provider.force_flush();
