@@ -152,7 +152,7 @@ impl Dispatcher {
             target: "mcp_runtime::request",
             reason = rejection.error.message(),
             mcp.method.name = request.map(ClientRequest::method_name),
-            jsonrpc.request.id = rejection.id.as_ref().map(tracing::field::display),
+            jsonrpc.request.id = rejection.id.as_ref().map(|id| tracing::field::display(trace::IdText(id))),
             rpc.response.status_code = code,
             "request rejected"
         );

@@ -235,7 +235,7 @@ impl fmt::Display for HandlerName<'_> {
 }
 
 /// A request id as `jsonrpc.request.id` wants it: the number, or the string without quotes.
-struct IdText<'a>(&'a RequestId);
+pub(super) struct IdText<'a>(pub(super) &'a RequestId);
 
 impl fmt::Display for IdText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
