@@ -455,3 +455,44 @@ async fn the_rate_limit_is_per_caller() {
     assert_eq!(text(&send_as(&server, call(6), as_("a")).await), "42");
     assert_eq!(runs.load(Ordering::SeqCst), 4);
 }
+
+/// Runs around calls of one tool only.
+struct Around(&'static str, Log);
+
+impl Layer for Around {
+    fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'_, LayerResult> {
+        self.1.lock().unwrap().push(format!("around {}", self.0));
+        next.run(request)
+    }
+
+    fn wants(&self, method: Method, name: Option<&str>) -> bool {
+        method == Method::ToolsCall && name == Some(self.0)
+    }
+}
+
+#[tokio::test]
+async fn layers_run_only_around_the_requests_they_want() {
+    let log = Log::default();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder()
+        .layer(Around("add", log.clone()))
+        .layer(Around("other", log.clone()))
+        .layer(ToolTimeout::new().tool("other", Duration::from_secs(1)))
+        .tool(counting_tool(&runs, None))
+        .tool(Tool::new("other").handler(|_: NoArguments, _| async { "other" }))
+        .build()
+        .unwrap();
+    let add = body(1, "tools/call", json!({"name": "add"}));
+    assert_eq!(text(&send(&server, add.clone()).await), "42");
+    assert_eq!(*log.lock().unwrap(), ["around add"]);
+    // No layer wants a list page: it is served as if there were none, answered at dispatch.
+    log.lock().unwrap().clear();
+    let list = server
+        .handle_message(&body(2, "tools/list", json!({})), None)
+        .unwrap();
+    assert!(!list.is_running(), "no chain was built");
+    assert!(!list.response().await.is_error());
+    assert!(log.lock().unwrap().is_empty());
+    // With a layer that wants it, even a plain-function tool runs inside the chain.
+    assert!(server.handle_message(&add, None).unwrap().is_running());
+}

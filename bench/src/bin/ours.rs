@@ -4,8 +4,8 @@
 //! Usage: `mcp-bench-ours --addr HOST:PORT [--fill N] [--validate] [--observe WHAT]`. `--fill N`
 //! registers filler tools so that `N` tools are registered in all (page size
 //! [`mcp_bench::PAGE_SIZE`]); `--validate` adds the 20-field `register` tool; `--observe` turns
-//! on a `tracing` `fmt` subscriber at INFO (`fmt`), one pass-through layer (`layer`) or the
-//! metrics without a recorder (`metrics`).
+//! on a `tracing` `fmt` subscriber at INFO (`fmt`), one pass-through layer (`layer`), a layer
+//! that does not want `add` (`idle-layer`) or the metrics without a recorder (`metrics`).
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]

@@ -26,12 +26,13 @@ use std::sync::Arc;
 pub type LayerResult = Result<Response, McpError>;
 
 /// Code that runs around every call: requests that passed the checks every request passes
-/// (`_meta`, headers, version, method) and are about to be served.
+/// (`_meta`, headers, version, method) and are about to be served, those the layer
+/// [`wants`](Layer::wants) (all, by default).
 ///
 /// Layers run in the order they were added to the
 /// [`ServerBuilder`](crate::ServerBuilder::layer): the first sees the request first and the
 /// answer last. Call `next.run(request)` to go on; answer without calling it to short-circuit.
-/// A panic in a layer is caught and answered like a panic in a handler. A server with no layer
+/// A panic in a layer is caught and answered like a panic in a handler. A request no layer wants
 /// pays nothing for the chain.
 ///
 /// ```
@@ -62,6 +63,35 @@ pub type LayerResult = Result<Response, McpError>;
 pub trait Layer: Send + Sync + 'static {
     /// Serves `request`: `next.run(request)` goes on to the next layer, then the handler.
     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'_, LayerResult>;
+
+    /// Whether this layer runs around a request of `method` naming `name` (the tool, prompt or
+    /// resource URI as sent). A layer that does not want a request is skipped; a request no
+    /// layer wants is served as if the server had none (no chain is built, nothing is boxed).
+    /// Default: every request.
+    ///
+    /// ```
+    /// use mcp_runtime::dispatch::{Layer, LayerResult, McpRequest, Next};
+    /// use mcp_runtime::protocol::Method;
+    /// use mcp_runtime::BoxFuture;
+    ///
+    /// /// Logs the calls of one tool.
+    /// struct Watch(&'static str);
+    ///
+    /// impl Layer for Watch {
+    ///     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'_, LayerResult> {
+    ///         eprintln!("{} called", self.0);
+    ///         next.run(request)
+    ///     }
+    ///     fn wants(&self, method: Method, name: Option<&str>) -> bool {
+    ///         method == Method::ToolsCall && name == Some(self.0)
+    ///     }
+    /// }
+    /// assert!(!Watch("deploy").wants(Method::ToolsCall, Some("add")));
+    /// ```
+    fn wants(&self, method: Method, name: Option<&str>) -> bool {
+        let _ = (method, name);
+        true
+    }
 
     /// The layer's name in logs (a panic is logged with it).
     fn name(&self) -> &str {
@@ -161,6 +191,12 @@ impl Next {
             index,
             handler,
         } = self;
+        // The next layer that wants this request.
+        let skipped = layers[index.min(layers.len())..]
+            .iter()
+            .take_while(|l| !l.wants(request.method(), request.name()))
+            .count();
+        let index = index + skipped;
         let Some(layer) = layers.get(index).cloned() else {
             return handler();
         };

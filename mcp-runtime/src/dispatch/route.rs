@@ -49,10 +49,10 @@ impl Dispatcher {
             false => None,
         };
         let _entered = span.enter();
-        // Only layers want the name as sent once the params are consumed.
+        // Layers run only when one of them wants this request; they see the name as sent.
         let sent_name = match self.layers.is_empty() {
             true => None,
-            false => request.primitive_name().map(Arc::from),
+            false => self.wanted_by_layers(method, request.primitive_name()),
         };
         let ClientRequest { id, meta, params } = request;
         let payloads = cfg.trace_payloads;
@@ -110,7 +110,7 @@ impl Dispatcher {
             }),
         };
         let request = cx.inner.clone();
-        let layered = (!self.layers.is_empty()).then(|| cx.clone());
+        let layered = sent_name.is_some().then(|| cx.clone());
         let timeout = match method {
             Method::Listen => None,
             _ => cfg.request_timeout,
@@ -121,7 +121,7 @@ impl Dispatcher {
             if let (Some(observe), Ok(prepared)) = (&mut observe, &prepared) {
                 name_primitive(observe, prepared);
             }
-            let view = self.request_view(method, view_cx, sent_name, &prepared);
+            let view = self.request_view(method, view_cx, sent_name.flatten(), &prepared);
             let d = self.clone();
             let chain = Next::chain(self.layers.clone(), move || {
                 Box::pin(async move {
@@ -150,6 +150,13 @@ impl Dispatcher {
         let run = move || async move { d.run(work).await };
         let pending = self.finish(run, id.clone(), timeout, &span);
         Call::new(id, rx, Some(pending), None, request, observe)
+    }
+
+    /// `Some(name as sent)` when a layer wants a request of `method` naming `name`.
+    #[inline(never)]
+    fn wanted_by_layers(&self, method: Method, name: Option<&str>) -> Option<Option<Arc<str>>> {
+        let wanted = self.layers.iter().any(|layer| layer.wants(method, name));
+        wanted.then(|| name.map(Arc::from))
     }
 
     /// The observation of a request that is traced or measured.

@@ -111,9 +111,6 @@ impl AuditLog {
 impl Layer for AuditLog {
     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'_, LayerResult> {
         Box::pin(async move {
-            if request.name().is_none() && !request.has_handler() {
-                return next.run(request).await;
-            }
             let started = Instant::now();
             let answer = next.run(request.clone()).await;
             let outcome = match &answer {
@@ -135,6 +132,12 @@ impl Layer for AuditLog {
             });
             answer
         })
+    }
+
+    /// Calls of primitives: requests that name one, completions, listen streams (not list
+    /// pages, not `server/discover`).
+    fn wants(&self, method: Method, name: Option<&str>) -> bool {
+        name.is_some() || matches!(method, Method::Complete | Method::Listen)
     }
 
     fn name(&self) -> &str {

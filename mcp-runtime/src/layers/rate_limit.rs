@@ -100,6 +100,10 @@ impl Layer for RateLimit {
         }
     }
 
+    fn wants(&self, method: Method, _: Option<&str>) -> bool {
+        method == Method::ToolsCall
+    }
+
     fn name(&self) -> &str {
         "RateLimit"
     }

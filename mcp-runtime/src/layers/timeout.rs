@@ -84,6 +84,10 @@ impl Layer for ToolTimeout {
         })
     }
 
+    fn wants(&self, method: Method, name: Option<&str>) -> bool {
+        method == Method::ToolsCall && name.is_some_and(|n| self.limit_of(n).is_some())
+    }
+
     fn name(&self) -> &str {
         "ToolTimeout"
     }

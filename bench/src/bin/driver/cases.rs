@@ -24,7 +24,7 @@ pub(crate) struct Case {
     pub(crate) kind: Kind,
 }
 
-pub(crate) const CASES: [Case; 12] = [
+pub(crate) const CASES: [Case; 13] = [
     Case {
         key: "baseline",
         what: "raw axum + serde_json, tools/call add",
@@ -103,6 +103,11 @@ pub(crate) const CASES: [Case; 12] = [
         key: "call-layer",
         what: "ours, tools/call add, one pass-through layer registered",
         kind: Kind::Observed("layer"),
+    },
+    Case {
+        key: "call-idle-layer",
+        what: "ours, tools/call add, a layer registered that does not want it",
+        kind: Kind::Observed("idle-layer"),
     },
     Case {
         key: "call-metrics",
