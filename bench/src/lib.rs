@@ -39,6 +39,36 @@ pub fn build_server(
     builder.build()
 }
 
+/// The study server's tools with observation on: `layer` registers one pass-through layer,
+/// `idle-layer` a layer that does not want `add` (a time limit for another tool), `metrics`
+/// turns the metrics on (with no recorder installed).
+pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
+    let builder = mcp_runtime::Server::from_inventory()
+        .name("study-server")
+        .version("2.0.0")
+        .state_keys(key_ring());
+    match what {
+        "layer" => builder
+            .layer(mcp_runtime::dispatch::layer_fn(
+                |request, next: mcp_runtime::dispatch::Next| next.run(request),
+            ))
+            .build(),
+        "idle-layer" => builder
+            .layer(
+                mcp_runtime::layers::ToolTimeout::new()
+                    .tool("prepare_review", std::time::Duration::from_secs(30)),
+            )
+            .build(),
+        "metrics" => builder.metrics(true).build(),
+        other => Err(mcp_runtime::BuildError::Invalid {
+            kind: "setting",
+            name: "--observe".into(),
+            reason: format!("`{other}` is not one of fmt, layer, idle-layer, metrics"),
+            location: None,
+        }),
+    }
+}
+
 /// The protocol version every request carries.
 pub const VERSION: &str = "2026-07-28";
 

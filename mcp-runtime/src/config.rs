@@ -76,6 +76,10 @@ pub(crate) struct Config {
     pub(crate) resource_subscribe: bool,
     pub(crate) extensions: Map<String, Value>,
     pub(crate) limits: Limits,
+    /// Record the metrics of `dispatch::metrics` through the `metrics` facade.
+    pub(crate) metrics: bool,
+    /// Record tool arguments and results on spans.
+    pub(crate) trace_payloads: bool,
 }
 
 impl Config {
@@ -119,6 +123,8 @@ impl Default for Config {
             resource_subscribe: false,
             extensions: Map::new(),
             limits: Limits::default(),
+            metrics: false,
+            trace_payloads: false,
         }
     }
 }

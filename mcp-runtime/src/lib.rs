@@ -9,6 +9,7 @@ mod context;
 pub mod dispatch;
 mod error;
 pub mod guide;
+pub mod layers;
 pub mod mrtr;
 mod net;
 pub mod prelude;
@@ -45,6 +46,8 @@ pub use registry::{
     Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall,
     ToolOutcome, parse_arguments,
 };
+#[cfg(feature = "otel")]
+pub mod otel;
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};
 pub use transport::http::HttpOptions;

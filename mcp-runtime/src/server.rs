@@ -4,7 +4,7 @@
 use crate::bus::{Change, ChangeBus, LocalBus};
 use crate::config::{CacheHint, CacheTarget, Config, Limits};
 use crate::context::{Caller, StateMap};
-use crate::dispatch::{Call, Dispatcher, Handled, Ingress};
+use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Layer, metrics};
 use crate::error::{BuildError, Error};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, DiscoverResult, Implementation, ServerCapabilities};
@@ -145,6 +145,7 @@ impl Server {
         let ingress = Ingress {
             caller: caller.map(Arc::new),
             checks: None,
+            transport: None,
         };
         match self.dispatcher.handle(body, ingress) {
             Handled::Notification(_) => None,
@@ -260,6 +261,7 @@ pub struct ServerBuilder {
     policy: Option<AccessCheck>,
     /// Scopes added to registered items: (kind, key, scopes).
     required: Vec<(PrimitiveKind, String, Vec<String>)>,
+    layers: Vec<Arc<dyn Layer>>,
 }
 
 impl ServerBuilder {
@@ -405,6 +407,46 @@ impl ServerBuilder {
         self.required.push((kind, key.into(), scopes));
         self
     }
+    /// Adds a [`Layer`] around every call. Layers run in the order they are added: the first
+    /// sees each request first and its answer last. Built-in ones are in
+    /// [`layers`](crate::layers).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::layers::{AuditLog, ToolTimeout};
+    /// use std::time::Duration;
+    /// let server = Server::builder()
+    ///     .layer(AuditLog::new())
+    ///     .layer(ToolTimeout::new().tool("slow_report", Duration::from_secs(30)))
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn layer(mut self, layer: impl Layer) -> Self {
+        self.layers.push(Arc::new(layer));
+        self
+    }
+    /// Records request counts, durations, errors, open listen streams and multi-round rounds
+    /// through the [`metrics`](https://docs.rs/metrics) facade (default: off, so a server without
+    /// a recorder pays nothing). Names and labels: [`dispatch::metrics`](crate::dispatch::metrics).
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().metrics(true).build().unwrap();
+    /// ```
+    pub fn metrics(mut self, on: bool) -> Self {
+        self.config.metrics = on;
+        self
+    }
+    /// Records tool arguments and results on the request span (`gen_ai.tool.call.arguments`,
+    /// `gen_ai.tool.call.result`) and the reasons of failed requests in its events. Off by
+    /// default: they may carry secrets or personal data.
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().trace_payloads(true).build().unwrap();
+    /// ```
+    pub fn trace_payloads(mut self, on: bool) -> Self {
+        self.config.trace_payloads = on;
+        self
+    }
     /// Registers any primitive: a tool, resource, template or prompt, or a macro's handle.
     pub fn register(mut self, item: impl IntoPrimitive) -> Self {
         self.items.push(item.into_primitive());
@@ -488,6 +530,9 @@ impl ServerBuilder {
         });
         let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         let info_json = InfoJson::new(self.config.info.clone());
+        if self.config.metrics {
+            metrics::describe();
+        }
         Ok(Server {
             dispatcher: Arc::new(Dispatcher {
                 info_json,
@@ -500,6 +545,7 @@ impl ServerBuilder {
                 policy: self.policy,
                 requests: Arc::new(Semaphore::new(limits.concurrent_requests)),
                 listens: Arc::new(Semaphore::new(limits.listen_streams)),
+                layers: Arc::from(self.layers),
             }),
         })
     }

@@ -1,9 +1,11 @@
 //! The framework side of the benchmark: the study server (its `add` tool with a progress
 //! reporter, `prepare_review` with MRTR inputs, `config://service`), served over HTTP.
 //!
-//! Usage: `mcp-bench-ours --addr HOST:PORT [--fill N] [--validate]`. `--fill N` registers filler
-//! tools so that `N` tools are registered in all (page size [`mcp_bench::PAGE_SIZE`]);
-//! `--validate` adds the 20-field `register` tool.
+//! Usage: `mcp-bench-ours --addr HOST:PORT [--fill N] [--validate] [--observe WHAT]`. `--fill N`
+//! registers filler tools so that `N` tools are registered in all (page size
+//! [`mcp_bench::PAGE_SIZE`]); `--validate` adds the 20-field `register` tool; `--observe` turns
+//! on a `tracing` `fmt` subscriber at INFO (`fmt`), one pass-through layer (`layer`), a layer
+//! that does not want `add` (`idle-layer`) or the metrics without a recorder (`metrics`).
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -20,6 +22,7 @@ async fn main() -> Result<(), Error> {
     let mut addr = String::from("127.0.0.1:8000");
     let mut fill = 0;
     let mut validate = false;
+    let mut observe = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -33,10 +36,25 @@ async fn main() -> Result<(), Error> {
                 fill = n.ok_or_else(|| fail("--fill needs a number".into()))?;
             }
             "--validate" => validate = true,
+            "--observe" => {
+                observe = Some(
+                    args.next()
+                        .ok_or_else(|| fail("--observe needs a value".into()))?,
+                )
+            }
             other => return Err(fail(format!("unknown argument `{other}`"))),
         }
     }
-    let server = mcp_bench::build_server(study::build, fill, validate)?;
+    let server = match observe.as_deref() {
+        None => mcp_bench::build_server(study::build, fill, validate)?,
+        Some("fmt") => {
+            tracing_subscriber::fmt()
+                .with_writer(std::io::stderr)
+                .init();
+            mcp_bench::build_server(study::build, fill, validate)?
+        }
+        Some(what) => mcp_bench::observed_server(what)?,
+    };
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     server.serve(listener, HttpOptions::default()).await
 }

@@ -5,6 +5,7 @@ mod caller;
 mod extract;
 mod notify;
 mod request;
+mod trace;
 
 pub use caller::Caller;
 pub use extract::{FromContext, State, StateNeed};
@@ -13,3 +14,4 @@ pub(crate) use notify::Notifier;
 pub(crate) use request::{ContextInner, StateMap};
 pub use request::{Progress, RequestContext};
 pub use tokio_util::sync::CancellationToken;
+pub(crate) use trace::RequestTrace;

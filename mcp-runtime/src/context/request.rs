@@ -3,10 +3,11 @@
 
 use super::caller::Caller;
 use super::notify::{Logger, Notifier};
+use super::trace::{NO_SPAN, RequestTrace};
 use crate::error::McpError;
 use crate::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, ProgressNotificationParams, RequestId,
-    RequestMeta,
+    RequestMeta, TraceContext,
 };
 use crate::seal::InputData;
 use std::sync::Arc;
@@ -36,6 +37,8 @@ pub(crate) struct ContextInner {
     pub(crate) input: std::sync::OnceLock<InputData>,
     /// The last progress value sent (bits of an `f64`), shared by every reporter of the request.
     pub(crate) progress_last: AtomicU64,
+    /// The request's spans, when a subscriber records them.
+    pub(crate) trace: Option<Box<RequestTrace>>,
 }
 
 impl ContextInner {
@@ -47,6 +50,16 @@ impl ContextInner {
             token.cancel();
         }
         token.clone()
+    }
+
+    /// The request's span (`mcp.request`; a disabled one when it is not recorded).
+    pub(crate) fn span(&self) -> &tracing::Span {
+        self.trace.as_ref().map_or(&NO_SPAN, |t| &t.span)
+    }
+
+    /// The span of the request's round of client input, when the request is traced.
+    pub(crate) fn round_span(&self) -> Option<&tracing::Span> {
+        self.trace.as_deref().map(RequestTrace::round)
     }
 
     /// The answer is no longer wanted: fire the token (now, or as soon as it is made).
@@ -122,6 +135,33 @@ impl RequestContext {
     /// Shared state of type `T`, if registered.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.inner.state.get::<Arc<T>>().cloned()
+    }
+    /// The request's `tracing` span (`mcp.request`): make your own spans its children, or record
+    /// into it. It is disabled when no subscriber records it.
+    ///
+    /// ```
+    /// use mcp_runtime::{NoArguments, RequestContext, Tool};
+    /// let tool = Tool::new("lookup").handler(|_: NoArguments, cx: RequestContext| async move {
+    ///     let _db = tracing::info_span!(parent: cx.span(), "db.query").entered();
+    ///     "found"
+    /// });
+    /// ```
+    pub fn span(&self) -> &tracing::Span {
+        self.inner.span()
+    }
+    /// The W3C trace context the client sent in `_meta` (`traceparent`, `tracestate`), to pass
+    /// on to services this request calls.
+    ///
+    /// ```
+    /// use mcp_runtime::{NoArguments, RequestContext, Tool};
+    /// let tool = Tool::new("fetch").handler(|_: NoArguments, cx: RequestContext| async move {
+    ///     // Continue the client's trace in the request this tool makes.
+    ///     let header = cx.trace_context().map(|t| t.traceparent());
+    ///     header.unwrap_or_default()
+    /// });
+    /// ```
+    pub fn trace_context(&self) -> Option<TraceContext> {
+        TraceContext::from_meta(&self.inner.meta)
     }
     /// A progress reporter (a no-op when the request carried no `progressToken`).
     pub fn progress(&self) -> Progress {

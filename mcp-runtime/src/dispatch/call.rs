@@ -2,6 +2,7 @@
 //! [`Response`] ([`Call`]).
 
 use super::encode::Response;
+use super::observe::Observation;
 use crate::context::ContextInner;
 use crate::error::McpError;
 use crate::protocol::RequestId;
@@ -58,6 +59,8 @@ pub struct Call {
     ready: Option<Response>,
     /// The request, to cancel when the call is dropped before its response.
     request: Option<Arc<ContextInner>>,
+    /// Its span and metrics, finished with the response.
+    observe: Option<Box<Observation>>,
     finished: bool,
     /// Counts the request against the server's concurrency limit until the call is dropped.
     permit: Option<OwnedSemaphorePermit>,
@@ -79,6 +82,7 @@ impl Call {
         fut: Option<Pending>,
         ready: Option<Response>,
         request: Arc<ContextInner>,
+        observe: Option<Box<Observation>>,
     ) -> Call {
         Call {
             id: Some(id),
@@ -86,6 +90,7 @@ impl Call {
             fut,
             ready,
             request: Some(request),
+            observe,
             finished: false,
             permit: None,
         }
@@ -99,6 +104,7 @@ impl Call {
             fut: None,
             ready: Some(response),
             request: None,
+            observe: None,
             finished: false,
             permit: None,
         }
@@ -159,7 +165,11 @@ impl Call {
         }
         self.rx = None;
         self.finished = true;
-        Poll::Ready(self.ready.take().map(Outgoing::Response))
+        let response = self.ready.take();
+        if let (Some(observe), Some(response)) = (self.observe.take(), &response) {
+            observe.finish(response, self.request.as_deref());
+        }
+        Poll::Ready(response.map(Outgoing::Response))
     }
 
     /// The next message, or `None` after the response.
@@ -197,6 +207,9 @@ impl Drop for Call {
             && let Some(request) = &self.request
         {
             request.abandon();
+            if let Some(observe) = self.observe.take() {
+                observe.cancelled(Some(request));
+            }
         }
     }
 }

@@ -3,27 +3,30 @@
 use super::Dispatcher;
 use super::authorize::Target;
 use super::encode::Response;
-use super::panic::catch_panic;
-use super::work::Work;
+use super::panic::{catch_panic, panic_message};
+use super::trace::{Handler, handler_span};
+use super::work::{Prepared, PreparedComplete, Work};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{
     CompleteRequestParams, CompleteResult, Completion, CompletionReference, ResultType,
 };
 use crate::registry::{Completer, CompletionRequest, PrimitiveKind, Registry, Requirement};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use tracing::Instrument;
 
 /// Most values one completion answers with (the spec's limit).
 const MAX_VALUES: usize = 100;
 
 impl Dispatcher {
-    /// Finds the completer and starts it.
-    pub(super) fn start_complete(
-        self: &Arc<Self>,
+    /// Finds the completer.
+    pub(super) fn prepare_complete(
+        &self,
         reg: &Registry,
         params: CompleteRequestParams,
         cx: RequestContext,
-    ) -> Result<Work, McpError> {
+    ) -> Result<Prepared, McpError> {
         let (completer, access, kind, name) = completer(reg, &params)?;
         self.check_scopes(access, &cx, kind, name)?;
         let checking = self.custom_checks(access, &cx, || Target {
@@ -32,13 +35,28 @@ impl Dispatcher {
             uri: None,
             arguments: None,
         });
+        let prepared = Prepared::Complete(Box::new(PreparedComplete {
+            completer,
+            params,
+            cx,
+        }));
+        Ok(match checking {
+            None => prepared,
+            Some(checking) => Prepared::Checked(Box::new((checking, prepared))),
+        })
+    }
+
+    /// Starts a prepared completion.
+    pub(super) fn invoke_complete(self: &Arc<Self>, prepared: PreparedComplete) -> Work {
+        let PreparedComplete {
+            completer,
+            params,
+            cx,
+        } = prepared;
         let d = self.clone();
-        Ok(Work::Other(Box::pin(async move {
-            if let Some(checking) = checking {
-                checking.await?;
-            }
-            d.complete(completer, params, cx).await
-        })))
+        Work::Other(Box::pin(
+            async move { d.complete(completer, params, cx).await },
+        ))
     }
 
     async fn complete(
@@ -58,13 +76,20 @@ impl Dispatcher {
                     .into_iter()
                     .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_owned())))
                     .collect();
+                let span = handler_span(cx.inner.span(), Handler::Completion);
                 let req = CompletionRequest {
                     argument: params.argument.name,
                     value: params.argument.value,
                     context,
                     request: cx,
                 };
-                catch_panic((c.0)(req)).await.unwrap_or_else(|msg| {
+                let completing =
+                    span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| (c.0)(req))));
+                let completed = match completing {
+                    Ok(fut) => catch_panic(fut).instrument(span).await,
+                    Err(payload) => Err(panic_message(&*payload)),
+                };
+                completed.unwrap_or_else(|msg| {
                     tracing::error!(panic = %msg, "completion handler panicked");
                     Err(McpError::internal("Completion failed unexpectedly."))
                 })?
@@ -116,12 +141,8 @@ fn completer<'r>(
                 )));
             }
             let found = prompt.completers.get(argument).cloned();
-            Ok((
-                found,
-                &prompt.access,
-                PrimitiveKind::Prompt,
-                &prompt.info.name,
-            ))
+            let kind = PrimitiveKind::Prompt;
+            Ok((found, &prompt.access, kind, &prompt.info.name))
         }
         CompletionReference::Resource { uri } => {
             let Some(t) = reg

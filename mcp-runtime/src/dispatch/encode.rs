@@ -1,7 +1,7 @@
 //! The last stage, encode: a result or an error into its JSON-RPC envelope ([`Response`]).
 
 use crate::error::{McpError, Refusal};
-use crate::protocol::{JsonRpcErrorResponse, RequestId};
+use crate::protocol::{CallToolResult, JsonRpcErrorResponse, RequestId};
 use bytes::Bytes;
 use serde::Serialize;
 
@@ -30,11 +30,22 @@ pub struct Response {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Result,
+    /// A result, and what it says.
+    Result(Outcome),
     /// An error answered by the method.
     Error(i32),
     /// An error answered before the method was reached (decode and validation stages).
     Rejection(i32),
+}
+
+/// What a result says, as far as telemetry and layers care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Complete,
+    /// A `tools/call` result with `isError: true`.
+    ToolError,
+    /// An `input_required` result (one round of a multi-round request).
+    InputRequired,
 }
 
 impl Response {
@@ -62,7 +73,7 @@ impl Response {
         match written {
             Ok(()) => Response {
                 body: Bytes::from(buf),
-                kind: Kind::Result,
+                kind: Kind::Result(Outcome::Complete),
                 refusal: None,
                 busy: false,
             },
@@ -71,6 +82,23 @@ impl Response {
                 &McpError::internal(format!("the result could not be serialized: {e}")),
             ),
         }
+    }
+
+    /// A `tools/call` result: marked as a tool error when it says `isError: true`.
+    pub(crate) fn tool_result(id: &RequestId, result: &CallToolResult) -> Response {
+        let mut response = Response::result(id, result);
+        if result.is_error == Some(true) && !response.is_error() {
+            response.kind = Kind::Result(Outcome::ToolError);
+        }
+        response
+    }
+
+    /// This result, marked as an `input_required` answer.
+    pub(crate) fn marked_input_required(mut self) -> Response {
+        if !self.is_error() {
+            self.kind = Kind::Result(Outcome::InputRequired);
+        }
+        self
     }
 
     /// An error answered by the method.
@@ -85,13 +113,57 @@ impl Response {
 
     /// Whether this is a JSON-RPC error response.
     pub fn is_error(&self) -> bool {
-        self.kind != Kind::Result
+        !matches!(self.kind, Kind::Result(_))
+    }
+
+    /// Whether this is a `tools/call` result that reports a tool execution error
+    /// (`isError: true`): a JSON-RPC success that tells the model the tool failed.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use mcp_runtime::{NoArguments, Server, Tool, protocol::CallToolResult};
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("fail").handler(|_: NoArguments, _| async { CallToolResult::error("no") }))
+    ///     .build()
+    ///     .unwrap();
+    /// let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fail","_meta":{
+    ///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    /// let response = server.handle_message(body, None).unwrap().response().await;
+    /// assert!(!response.is_error());
+    /// assert!(response.is_tool_error());
+    /// # }
+    /// ```
+    pub fn is_tool_error(&self) -> bool {
+        self.kind == Kind::Result(Outcome::ToolError)
+    }
+
+    /// Whether this is an `input_required` result: the request asked the client for input and
+    /// will be retried with the answers (one round of a multi round-trip request).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use mcp_runtime::{Ask, FromContext, NoArguments, RequestContext, Rounds, Server, Step, Tool};
+    /// let ask = Tool::new("ask").handler(|_: NoArguments, cx: RequestContext| async move {
+    ///     let rounds = Rounds::from_context(&cx)?;
+    ///     rounds.ask::<String, _>(Ask::new().roots("where"), &())
+    /// });
+    /// let server = Server::builder().tool(ask).build().unwrap();
+    /// let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","_meta":{
+    ///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}"#;
+    /// let response = server.handle_message(body, None).unwrap().response().await;
+    /// assert!(response.is_input_required());
+    /// # }
+    /// ```
+    pub fn is_input_required(&self) -> bool {
+        self.kind == Kind::Result(Outcome::InputRequired)
     }
 
     /// The JSON-RPC error code, for an error response.
     pub fn error_code(&self) -> Option<i32> {
         match self.kind {
-            Kind::Result => None,
+            Kind::Result(_) => None,
             Kind::Error(code) | Kind::Rejection(code) => Some(code),
         }
     }

@@ -23,12 +23,31 @@ pub(super) struct Round<'a> {
 }
 
 impl Dispatcher {
-    /// Decodes `inputResponses` and opens `requestState` (bound to this request) for handlers.
+    /// Decodes `inputResponses` and opens `requestState` (bound to this request) for handlers;
+    /// inside the round's span when the request brings either and is traced.
     pub(super) fn prepare_input(
         &self,
         cx: &RequestContext,
         round: Round<'_>,
     ) -> Result<(), McpError> {
+        let carries_input = round.responses.is_some() || round.state.is_some();
+        let round_span = match carries_input {
+            true => cx.inner.round_span(),
+            false => None,
+        };
+        let Some(span) = round_span else {
+            return self.open_input(cx, round);
+        };
+        let opened = span.in_scope(|| self.open_input(cx, round));
+        if let Some(input) = cx.inner.input.get() {
+            span.record("mcp.mrtr.answers", input.responses.len());
+            span.record("mcp.mrtr.round", input.round());
+        }
+        opened
+    }
+
+    #[inline(always)]
+    fn open_input(&self, cx: &RequestContext, round: Round<'_>) -> Result<(), McpError> {
         let responses = Responses::read(round.responses);
         let method = round.method.name();
         let caller_key = cx.caller().map(|c| c.binding_key());
@@ -40,7 +59,10 @@ impl Dispatcher {
             ),
             Some(token) => {
                 let mut binding = Binding::as_sent(method, &round.name, &round.arguments, caller);
-                let previous = self.sealer.open(&token, &mut binding, &round.arguments)?;
+                let previous = self
+                    .sealer
+                    .open(&token, &mut binding, &round.arguments)
+                    .inspect_err(refused)?;
                 (LazyBinding::ready(binding), Some(previous))
             }
         };
@@ -60,6 +82,17 @@ impl Dispatcher {
             r.meta = self.result_meta();
         }
         // Input requests and a sealed state: usually most of a kilobyte.
-        Response::result_with_capacity(id, &r, 1000)
+        Response::result_with_capacity(id, &r, 1000).marked_input_required()
     }
+}
+
+/// A `requestState` that does not open: a `debug` event with the reason.
+#[cold]
+fn refused(e: &McpError) {
+    tracing::debug!(
+        target: "mcp_runtime::mrtr",
+        reason = e.message(),
+        rpc.response.status_code = e.code(),
+        "requestState refused"
+    );
 }

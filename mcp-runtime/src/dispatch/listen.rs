@@ -4,6 +4,7 @@
 
 use super::Dispatcher;
 use super::encode::Response;
+use super::metrics::ListenStream;
 use super::work::Work;
 use crate::bus::Change;
 use crate::context::RequestContext;
@@ -29,7 +30,9 @@ impl Dispatcher {
         };
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
-            let _open = permit;
+            let _slot = permit;
+            // Counted on the gauge for as long as the stream is open (dropped with it).
+            let _open = d.config.metrics.then(ListenStream::open);
             d.listen(params, cx).await
         })))
     }

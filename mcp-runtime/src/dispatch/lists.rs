@@ -3,7 +3,7 @@
 
 use super::Dispatcher;
 use super::encode::Response;
-use super::work::Work;
+use super::work::Prepared;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{
@@ -38,12 +38,14 @@ impl Dispatcher {
         method: Method,
         cx: &RequestContext,
         params: PaginatedRequestParams,
-    ) -> Result<Work, McpError> {
+    ) -> Result<Prepared, McpError> {
         let id = cx.request_id();
         let guard = reg.guards[list_index(method)];
         let checked = guard.checked || self.policy.is_some();
         if !guard.scoped && !checked {
-            return Ok(Work::Ready(self.list_page(reg, method, id, params, None)?));
+            return Ok(Prepared::Ready(
+                self.list_page(reg, method, id, params, None)?,
+            ));
         }
         let caller = cx.inner.caller.clone();
         let items = items_of(reg, method);
@@ -54,10 +56,10 @@ impl Dispatcher {
                 .map(|(access, _)| access.scopes_met(caller).is_ok())
                 .collect();
             let page = self.list_page(reg, method, id, params, Some(&visible))?;
-            return Ok(Work::Ready(page));
+            return Ok(Prepared::Ready(page));
         }
         let (d, reg, id) = (self.clone(), reg.clone(), id.clone());
-        Ok(Work::Other(Box::pin(async move {
+        Ok(Prepared::Pending(Box::pin(async move {
             let kind = kind_of(method);
             let mut visible = Vec::new();
             for (access, name) in items_of(&reg, method) {

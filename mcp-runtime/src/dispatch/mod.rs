@@ -14,6 +14,10 @@
 //!
 //! A [`Call`] carries the handler's notifications and its response; dropping it cancels the
 //! handler (`call`, `panic`).
+//!
+//! Around the handler of stage 3 run the [`Layer`]s a server was built with (`layer`); the
+//! request's `tracing` spans (`trace`) and its [`metrics`] are finished with its answer
+//! (`observe`).
 
 mod authorize;
 mod call;
@@ -21,20 +25,26 @@ mod complete;
 mod decode;
 mod encode;
 mod input;
+mod layer;
 mod limits;
 mod listen;
 mod lists;
+pub mod metrics;
+mod observe;
 mod panic;
 mod prompts;
 mod resources;
 mod route;
 mod tools;
+mod trace;
 mod validate;
 mod work;
 
 pub use call::{Call, Outgoing};
 pub(crate) use decode::{decode_general, decode_tool_call};
 pub use encode::Response;
+pub(crate) use layer::Layers;
+pub use layer::{Layer, LayerFn, LayerResult, McpRequest, Next, layer_fn};
 
 use crate::bus::ChangeBus;
 use crate::config::Config;
@@ -42,7 +52,7 @@ use crate::context::{Caller, StateMap};
 use crate::error::McpError;
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{
-    ClientMessage, ClientNotification, ClientRequest, ListCapability, ResourcesCapability,
+    ClientMessage, ClientNotification, ClientRequest, ListCapability, Method, ResourcesCapability,
     ResultMeta, ServerCapabilities,
 };
 use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
@@ -50,6 +60,7 @@ use crate::seal::Sealer;
 use encode::Rejection;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use std::time::Instant;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
@@ -71,6 +82,8 @@ pub(crate) struct Dispatcher {
     pub(crate) listens: Arc<Semaphore>,
     /// `serverInfo` serialized once (it goes into every result).
     pub(crate) info_json: Option<InfoJson>,
+    /// The layers around every call, outermost first.
+    pub(crate) layers: Layers,
 }
 
 /// What a message came to.
@@ -89,6 +102,8 @@ pub(crate) struct Ingress<'a> {
     pub(crate) caller: Option<Arc<Caller>>,
     /// The transport's own checks (HTTP: the headers that mirror the body).
     pub(crate) checks: Option<&'a dyn TransportChecks>,
+    /// `network.transport` of the semantic conventions: `tcp` (HTTP), `pipe` (stdio).
+    pub(crate) transport: Option<&'static str>,
 }
 
 /// Checks of what a transport carries beside the message: the HTTP headers that mirror the body.
@@ -108,15 +123,16 @@ pub(crate) trait TransportChecks {
 impl Dispatcher {
     /// The whole pipeline for one message.
     pub(crate) fn handle(self: &Arc<Self>, body: &[u8], ingress: Ingress<'_>) -> Handled {
+        let read_at = self.config.metrics.then(Instant::now);
         let limits = &self.config.limits;
         if let Err(error) = limits::check_depth(body, limits.depth) {
-            return Handled::Call(Call::ready(
-                None,
-                Rejection::new(None, error).into_response(),
-            ));
+            let rejection = Rejection::new(None, error);
+            self.rejected(None, &rejection, ingress.transport, read_at);
+            return Handled::Call(Call::ready(None, rejection.into_response()));
         }
         let request = match decode::decode(body) {
             Err(rejection) => {
+                self.rejected(None, &rejection, ingress.transport, read_at);
                 let id = rejection.id.clone();
                 return Handled::Call(Call::ready(id, rejection.into_response()));
             }
@@ -134,14 +150,40 @@ impl Dispatcher {
                     let response = Response::error(Some(&request.id), &error);
                     return Handled::Call(Call::ready(Some(request.id), response));
                 };
-                let call = self.route(request, method, &registry, ingress);
+                let call = self.route(request, method, &registry, ingress, read_at);
                 Handled::Call(call.holding(permit))
             }
             Err(error) => {
-                let id = request.id;
-                let response = Rejection::new(Some(id.clone()), error).into_response();
-                Handled::Call(Call::ready(Some(id), response))
+                let rejection = Rejection::new(Some(request.id.clone()), error);
+                self.rejected(Some(&request), &rejection, ingress.transport, read_at);
+                let id = rejection.id.clone();
+                Handled::Call(Call::ready(id, rejection.into_response()))
             }
+        }
+    }
+
+    /// A request refused before its method ran: a `debug` event with the reason (the
+    /// envelope's, never the arguments'), and the metrics.
+    fn rejected(
+        &self,
+        request: Option<&ClientRequest<'_>>,
+        rejection: &Rejection,
+        transport: Option<&'static str>,
+        read_at: Option<Instant>,
+    ) {
+        let method = request.and_then(|r| r.method().ok());
+        let code = rejection.error.code();
+        tracing::debug!(
+            target: "mcp_runtime::request",
+            reason = rejection.error.message(),
+            mcp.method.name = request.map(ClientRequest::method_name),
+            jsonrpc.request.id = rejection.id.as_ref().map(|id| tracing::field::display(trace::IdText(id))),
+            rpc.response.status_code = code,
+            "request rejected"
+        );
+        if let Some(read_at) = read_at {
+            let seconds = read_at.elapsed().as_secs_f64();
+            metrics::record_rejection(method.map(Method::name), code, transport, seconds);
         }
     }
 

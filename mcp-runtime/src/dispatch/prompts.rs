@@ -6,7 +6,8 @@ use super::authorize::Target;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
-use super::work::Work;
+use super::trace::{Handler, handler_span};
+use super::work::{Prepared, PreparedPrompt, Work};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{GetPromptRequestParams, Method, ResultType};
@@ -15,6 +16,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use tracing::Instrument;
 
 impl Dispatcher {
     /// Finds and checks the prompt, opens its client input and starts its handler.
@@ -24,6 +26,20 @@ impl Dispatcher {
         params: GetPromptRequestParams<'_>,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
+        match self.prepare_prompt(reg, params, cx)? {
+            Prepared::Prompt(prompt) => self.invoke_prompt(prompt),
+            other => self.invoke(other),
+        }
+    }
+
+    /// Finds and checks the prompt and opens its client input.
+    #[inline(always)]
+    pub(super) fn prepare_prompt(
+        &self,
+        reg: &Registry,
+        params: GetPromptRequestParams<'_>,
+        cx: RequestContext,
+    ) -> Result<Prepared, McpError> {
         let Some(entry) = reg
             .prompt_index
             .get(&params.name)
@@ -74,7 +90,6 @@ impl Dispatcher {
                 state: params.request_state,
             },
         )?;
-        let id = cx.request_id().clone();
         let checking = self.custom_checks(&entry.prompt.access, &cx, || Target {
             kind: PrimitiveKind::Prompt,
             name: Arc::from(name.as_str()),
@@ -87,18 +102,34 @@ impl Dispatcher {
             )),
         });
         let get = PromptGet {
-            name: name.clone(),
+            name,
             arguments,
             context: cx,
         };
+        let prepared = Prepared::Prompt(PreparedPrompt { entry, get });
+        Ok(match checking {
+            None => prepared,
+            Some(checking) => Prepared::Checked(Box::new((checking, prepared))),
+        })
+    }
+
+    /// Starts the handler of a prepared prompt.
+    #[inline(always)]
+    pub(super) fn invoke_prompt(
+        self: &Arc<Self>,
+        prepared: PreparedPrompt,
+    ) -> Result<Work, McpError> {
+        let PreparedPrompt { entry, get } = prepared;
+        let id = get.context.request_id().clone();
+        let name = get.name.clone();
+        let span = handler_span(get.context.inner.span(), Handler::Prompt(&name));
+        let handler = span
+            .in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| (entry.handler)(get))))
+            .map_err(|payload| panicked(&name, &panic_message(&*payload)))?;
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
-            if let Some(checking) = checking {
-                checking.await?;
-            }
-            let handler = std::panic::catch_unwind(AssertUnwindSafe(|| (entry.handler)(get)))
-                .map_err(|payload| panicked(&name, &panic_message(&*payload)))?;
             let outcome = catch_panic(handler)
+                .instrument(span)
                 .await
                 .unwrap_or_else(|msg| Err(panicked(&name, &msg)))?;
             Ok(match outcome {

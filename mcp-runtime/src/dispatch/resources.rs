@@ -6,13 +6,15 @@ use super::authorize::Target;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
-use super::work::Work;
+use super::trace::{Handler, handler_span};
+use super::work::{Prepared, PreparedRead, Work};
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{Method, ReadResourceRequestParams, ReadResourceResult, ResultType};
 use crate::registry::{PrimitiveKind, Registry, ResourceOutcome, ResourceRead};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use tracing::Instrument;
 
 impl Dispatcher {
     /// Finds the resource, opens its client input and starts its handler.
@@ -22,6 +24,20 @@ impl Dispatcher {
         params: ReadResourceRequestParams<'_>,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
+        match self.prepare_read(reg, params, cx)? {
+            Prepared::Read(read) => self.invoke_read(read),
+            other => self.invoke(other),
+        }
+    }
+
+    /// Finds the resource and opens its client input.
+    #[inline(always)]
+    pub(super) fn prepare_read(
+        &self,
+        reg: &Registry,
+        params: ReadResourceRequestParams<'_>,
+        cx: RequestContext,
+    ) -> Result<Prepared, McpError> {
         let uri = params.uri;
         let (handler, variables, hint, access, kind, name) =
             if let Some(&i) = reg.resource_index.get(&uri) {
@@ -61,7 +77,6 @@ impl Dispatcher {
                 state: params.request_state,
             },
         )?;
-        let id = cx.request_id().clone();
         let checking = self.custom_checks(access, &cx, || Target {
             kind,
             name: Arc::from(name),
@@ -69,18 +84,39 @@ impl Dispatcher {
             arguments: None,
         });
         let read = ResourceRead {
-            uri: uri.clone(),
+            uri,
             variables,
             context: cx,
         };
+        let prepared = Prepared::Read(PreparedRead {
+            handler,
+            read,
+            hint,
+        });
+        Ok(match checking {
+            None => prepared,
+            Some(checking) => Prepared::Checked(Box::new((checking, prepared))),
+        })
+    }
+
+    /// Starts the handler of a prepared read.
+    #[inline(always)]
+    pub(super) fn invoke_read(self: &Arc<Self>, prepared: PreparedRead) -> Result<Work, McpError> {
+        let PreparedRead {
+            handler,
+            read,
+            hint,
+        } = prepared;
+        let id = read.context.request_id().clone();
+        let uri = read.uri.clone();
+        let span = handler_span(read.context.inner.span(), Handler::Resource(&uri));
+        let handler = span
+            .in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| handler(read))))
+            .map_err(|payload| panicked(&uri, &panic_message(&*payload)))?;
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
-            if let Some(checking) = checking {
-                checking.await?;
-            }
-            let handler = std::panic::catch_unwind(AssertUnwindSafe(|| handler(read)))
-                .map_err(|payload| panicked(&uri, &panic_message(&*payload)))?;
             let outcome = catch_panic(handler)
+                .instrument(span)
                 .await
                 .unwrap_or_else(|msg| Err(panicked(&uri, &msg)))?;
             Ok(match outcome {

@@ -1,35 +1,74 @@
-//! Stage 3, route: the request context, then the method's family. Everything up to the handler
-//! runs synchronously here; what is left is one small future, polled by the [`Call`].
+//! Stage 3, route: the request context, then the method's family. The family prepares the
+//! request (finds its primitive, checks and owns its input), the layers run around the handler,
+//! and the handler starts. Everything up to the handler's first poll runs synchronously here
+//! when no layer is added; what is left is one small future, polled by the [`Call`].
 
 use super::call::{Call, Pending};
 use super::encode::Response;
-use super::work::Work;
+use super::layer::{LayerResult, McpRequest, Next, RequestParts};
+use super::metrics::Labels;
+use super::observe::Observation;
+use super::trace;
+use super::work::{Prepared, Work};
 use super::{Dispatcher, Ingress};
-use crate::context::{ContextInner, Notifier, RequestContext};
+use crate::context::{ContextInner, Notifier, RequestContext, RequestTrace};
 use crate::error::McpError;
 use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId};
 use crate::registry::Registry;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Instant;
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 impl Dispatcher {
-    /// Serves a validated request.
+    /// Serves a validated request (read at `read_at` when metrics are on).
     pub(super) fn route(
         self: &Arc<Self>,
         request: ClientRequest<'_>,
         method: Method,
         reg: &Arc<Registry>,
         ingress: Ingress<'_>,
+        read_at: Option<Instant>,
     ) -> Call {
+        let cfg = &self.config;
+        let span = match &request.meta {
+            Some(meta) => trace::request_span(
+                &request,
+                method,
+                meta,
+                ingress.transport,
+                cfg.trace_payloads,
+            ),
+            None => tracing::Span::none(),
+        };
+        let trace = RequestTrace::new(&span);
+        let mut observe = match trace.is_some() || cfg.metrics {
+            true => self.observe(&span, method, ingress.transport, read_at),
+            false => None,
+        };
+        let _entered = span.enter();
+        // Layers run only when one of them wants this request; they see the name as sent.
+        let sent_name = match self.layers.is_empty() {
+            true => None,
+            false => self.wanted_by_layers(method, request.primitive_name()),
+        };
         let ClientRequest { id, meta, params } = request;
+        let payloads = cfg.trace_payloads;
+        let early = |e: McpError, observe: Option<Box<Observation>>| {
+            trace::failed(&e, payloads);
+            let response = Response::error(Some(&id), &e);
+            if let Some(observe) = observe {
+                observe.finish(&response, None);
+            }
+            Call::ready(Some(id.clone()), response)
+        };
         let Some(meta) = meta else {
             // Validation refused it already.
             let e = McpError::invalid_params("Invalid params: `params._meta` is missing");
-            return Call::ready(Some(id.clone()), Response::error(Some(&id), &e));
+            return early(e, observe);
         };
-        let cfg = &self.config;
         let log_level = match meta.log_level.as_deref().map(str::parse::<LoggingLevel>) {
             None => None,
             Some(Ok(level)) => Some(level),
@@ -38,7 +77,7 @@ impl Dispatcher {
                 let e = McpError::invalid_params(format!(
                     "Invalid params: unknown log level `{level}`; use one of debug, info, notice, warning, error, critical, alert, emergency"
                 ));
-                return Call::ready(Some(id.clone()), Response::error(Some(&id), &e));
+                return early(e, observe);
             }
         };
         // A request can only produce notifications with a progress token, a log level the
@@ -67,26 +106,80 @@ impl Dispatcher {
                 logging_enabled: cfg.logging,
                 input: std::sync::OnceLock::new(),
                 progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+                trace,
             }),
         };
         let request = cx.inner.clone();
-        let work = match self.start(params, cx, reg, ingress.checks) {
-            Ok(Work::Ready(response)) => return Call::new(id, rx, None, Some(response), request),
-            Err(e) => {
-                let response = Response::error(Some(&id), &e);
-                return Call::new(id, rx, None, Some(response), request);
-            }
-            Ok(work) => work,
-        };
+        let layered = sent_name.is_some().then(|| cx.clone());
         let timeout = match method {
             Method::Listen => None,
             _ => cfg.limits.request_timeout,
         };
-        let pending = self.finish(work, id.clone(), timeout);
-        Call::new(id, rx, Some(pending), None, request)
+        if let Some(view_cx) = layered {
+            // With layers: the request is prepared now, its handler runs inside the chain.
+            let prepared = self.prepare(params, cx, reg, ingress.checks);
+            if let (Some(observe), Ok(prepared)) = (&mut observe, &prepared) {
+                name_primitive(observe, prepared);
+            }
+            let view = self.request_view(method, view_cx, sent_name.flatten(), &prepared);
+            let d = self.clone();
+            let chain = Next::chain(self.layers.clone(), move || {
+                Box::pin(async move {
+                    let work = d.invoke(prepared?)?;
+                    d.run(work).await
+                })
+            });
+            let pending = self.finish(move || chain.run(view), id.clone(), timeout, &span);
+            return Call::new(id, rx, Some(pending), None, request, observe);
+        }
+        if let Some(observe) = &mut observe {
+            name_registered(observe, &params, reg);
+        }
+        let work = match self.start(params, cx, reg, ingress.checks) {
+            Ok(Work::Ready(response)) => {
+                return Call::new(id, rx, None, Some(response), request, observe);
+            }
+            Err(e) => {
+                trace::failed(&e, payloads);
+                let response = Response::error(Some(&id), &e);
+                return Call::new(id, rx, None, Some(response), request, observe);
+            }
+            Ok(work) => work,
+        };
+        let d = self.clone();
+        let run = move || async move { d.run(work).await };
+        let pending = self.finish(run, id.clone(), timeout, &span);
+        Call::new(id, rx, Some(pending), None, request, observe)
     }
 
-    /// Starts serving the method: answers what needs no handler, starts the handler otherwise.
+    /// `Some(name as sent)` when a layer wants a request of `method` naming `name`.
+    #[inline(never)]
+    fn wanted_by_layers(&self, method: Method, name: Option<&str>) -> Option<Option<Arc<str>>> {
+        let wanted = self.layers.iter().any(|layer| layer.wants(method, name));
+        wanted.then(|| name.map(Arc::from))
+    }
+
+    /// The observation of a request that is traced or measured.
+    #[inline(never)]
+    fn observe(
+        &self,
+        span: &tracing::Span,
+        method: Method,
+        transport: Option<&'static str>,
+        read_at: Option<Instant>,
+    ) -> Option<Box<Observation>> {
+        let cfg = &self.config;
+        let labels = cfg.metrics.then(|| Labels {
+            method: method.name(),
+            primitive: None,
+            transport,
+        });
+        let record_result = cfg.trace_payloads && method == Method::ToolsCall;
+        Observation::new(span.clone(), read_at, labels, record_result)
+    }
+
+    /// Starts serving the method without layers: answers what needs no handler, prepares the
+    /// request and starts its handler otherwise (the hot families in one step each).
     fn start(
         self: &Arc<Self>,
         params: ClientParams<'_>,
@@ -94,20 +187,39 @@ impl Dispatcher {
         reg: &Arc<Registry>,
         checks: Option<&dyn super::TransportChecks>,
     ) -> Result<Work, McpError> {
+        match params {
+            ClientParams::ToolsCall(p) => self.start_tool_call(reg, p, cx, checks),
+            ClientParams::ResourcesRead(p) => self.start_read(reg, p, cx),
+            ClientParams::PromptsGet(p) => self.start_prompt(reg, p, cx),
+            other => self.invoke(self.prepare(other, cx, reg, checks)?),
+        }
+    }
+
+    /// Prepares the method: answers what needs no handler, finds the primitive and checks and
+    /// owns its input otherwise.
+    fn prepare(
+        self: &Arc<Self>,
+        params: ClientParams<'_>,
+        cx: RequestContext,
+        reg: &Arc<Registry>,
+        checks: Option<&dyn super::TransportChecks>,
+    ) -> Result<Prepared, McpError> {
         let id = cx.request_id();
         Ok(match params {
-            ClientParams::Discover => Work::Ready(Response::result(id, &self.discover_result())),
+            ClientParams::Discover => {
+                Prepared::Ready(Response::result(id, &self.discover_result()))
+            }
             ClientParams::ToolsList(p) => self.list(reg, Method::ToolsList, &cx, p)?,
             ClientParams::ResourcesList(p) => self.list(reg, Method::ResourcesList, &cx, p)?,
             ClientParams::ResourceTemplatesList(p) => {
                 self.list(reg, Method::ResourceTemplatesList, &cx, p)?
             }
             ClientParams::PromptsList(p) => self.list(reg, Method::PromptsList, &cx, p)?,
-            ClientParams::ToolsCall(p) => self.start_tool_call(reg, p, cx, checks)?,
-            ClientParams::ResourcesRead(p) => self.start_read(reg, p, cx)?,
-            ClientParams::PromptsGet(p) => self.start_prompt(reg, p, cx)?,
-            ClientParams::Complete(p) => self.start_complete(reg, p, cx)?,
-            ClientParams::Listen(p) => self.start_listen(p, cx)?,
+            ClientParams::ToolsCall(p) => self.prepare_tool_call(reg, p, cx, checks)?,
+            ClientParams::ResourcesRead(p) => self.prepare_read(reg, p, cx)?,
+            ClientParams::PromptsGet(p) => self.prepare_prompt(reg, p, cx)?,
+            ClientParams::Complete(p) => self.prepare_complete(reg, p, cx)?,
+            ClientParams::Listen(p) => Prepared::Listen(Box::new((p, cx))),
             ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
             ClientParams::Unknown { method, .. } => {
                 // Validation refused it already.
@@ -116,44 +228,145 @@ impl Dispatcher {
         })
     }
 
-    /// The rest of started work, as the call's future: the handler, then its answer; a time
-    /// limit when one is set.
-    fn finish(
-        self: &Arc<Self>,
-        work: Work,
-        id: RequestId,
-        timeout: Option<std::time::Duration>,
-    ) -> Pending {
-        let deadline = timeout.map(|limit| (tokio::time::Instant::now() + limit, limit));
-        let d = self.clone();
-        Box::pin(async move {
-            let mut work = std::pin::pin!(d.run(work));
-            // Most handlers finish in their first poll: a timer is only armed for one that waits
-            // (registering a timer costs more than a short handler).
-            let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
-            let outcome = match (first, deadline) {
-                (Poll::Ready(r), _) => r,
-                (Poll::Pending, None) => work.await,
-                (Poll::Pending, Some((at, limit))) => {
-                    match tokio::time::timeout_at(at, work).await {
-                        Ok(r) => r,
-                        Err(_) => Err(McpError::internal(format!(
-                            "Request timed out after {} ms",
-                            limit.as_millis()
-                        ))),
-                    }
-                }
-            };
-            outcome.unwrap_or_else(|e| Response::error(Some(&id), &e))
+    /// Starts the handler of a prepared request (its first poll, for a tool).
+    pub(super) fn invoke(self: &Arc<Self>, prepared: Prepared) -> Result<Work, McpError> {
+        Ok(match prepared {
+            Prepared::Ready(response) => Work::Ready(response),
+            Prepared::Tool(p) => self.invoke_tool(p)?,
+            Prepared::Read(p) => self.invoke_read(p)?,
+            Prepared::Prompt(p) => self.invoke_prompt(p)?,
+            Prepared::Complete(p) => self.invoke_complete(*p),
+            Prepared::Listen(listen) => {
+                let (params, cx) = *listen;
+                self.start_listen(params, cx)?
+            }
+            Prepared::Pending(fut) => Work::Other(fut),
+            Prepared::Checked(checked) => {
+                let (checking, prepared) = *checked;
+                let d = self.clone();
+                Work::Other(Box::pin(async move {
+                    checking.await?;
+                    let work = d.invoke(prepared)?;
+                    d.run(work).await
+                }))
+            }
         })
     }
 
+    /// What the layers see of a request.
+    fn request_view(
+        &self,
+        method: Method,
+        context: RequestContext,
+        name: Option<Arc<str>>,
+        prepared: &Result<Prepared, McpError>,
+    ) -> McpRequest {
+        let (tool, arguments, has_handler) = match prepared {
+            Ok(Prepared::Tool(p)) => (Some(p.entry.clone()), Some(p.call.arguments.clone()), true),
+            Ok(Prepared::Ready(_)) | Err(_) => (None, None, false),
+            Ok(_) => (None, None, true),
+        };
+        McpRequest::new(RequestParts {
+            method,
+            context,
+            name,
+            tool,
+            arguments,
+            has_handler,
+            result_meta: self.result_meta(),
+        })
+    }
+
+    /// The rest of started work, as the call's future: the handler (and the layers around
+    /// it), then its answer; a time limit when one is set; inside the request's span.
+    fn finish<M, F>(
+        &self,
+        work: M,
+        id: RequestId,
+        timeout: Option<std::time::Duration>,
+        span: &tracing::Span,
+    ) -> Pending
+    where
+        M: FnOnce() -> F + Send + 'static,
+        F: Future<Output = LayerResult> + Send + 'static,
+    {
+        let deadline = timeout.map(|limit| (tokio::time::Instant::now() + limit, limit));
+        let payloads = self.config.trace_payloads;
+        // The work's future is made inside the boxed one (moving a made future copies all of it).
+        if span.is_disabled() {
+            Box::pin(answer(work, id, deadline, payloads))
+        } else {
+            Box::pin(answer(work, id, deadline, payloads).instrument(span.clone()))
+        }
+    }
+
     /// Runs started work to its response.
-    async fn run(&self, work: Work) -> Result<Response, McpError> {
+    async fn run(&self, work: Work) -> LayerResult {
         match work {
             Work::Ready(response) => Ok(response),
             Work::Tool(started) => self.await_tool(started).await,
             Work::Other(fut) => fut.await,
         }
+    }
+}
+
+/// The handler's work (made by `work`), then its answer; a time limit when one is set.
+async fn answer<M, F>(
+    work: M,
+    id: RequestId,
+    deadline: Option<(tokio::time::Instant, std::time::Duration)>,
+    payloads: bool,
+) -> Response
+where
+    M: FnOnce() -> F + Send + 'static,
+    F: Future<Output = LayerResult> + Send + 'static,
+{
+    let mut work = std::pin::pin!(work());
+    // Most handlers finish in their first poll: a timer is only armed for one that waits
+    // (registering a timer costs more than a short handler).
+    let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+    let outcome = match (first, deadline) {
+        (Poll::Ready(r), _) => r,
+        (Poll::Pending, None) => work.await,
+        (Poll::Pending, Some((at, limit))) => match tokio::time::timeout_at(at, work).await {
+            Ok(r) => r,
+            Err(_) => Err(McpError::internal(format!(
+                "Request timed out after {} ms",
+                limit.as_millis()
+            ))),
+        },
+    };
+    outcome.unwrap_or_else(|e| {
+        trace::failed(&e, payloads);
+        Response::error(Some(&id), &e)
+    })
+}
+
+/// Names the primitive in the metrics' labels when it is registered, before the request is
+/// served without layers.
+fn name_registered(observe: &mut Observation, params: &ClientParams<'_>, reg: &Registry) {
+    match params {
+        ClientParams::ToolsCall(p) => {
+            if let Some(&i) = reg.tool_index.get(&p.name) {
+                observe.set_primitive("gen_ai.tool.name", reg.tools[i].name.clone());
+            }
+        }
+        ClientParams::PromptsGet(p) if reg.prompt_index.contains_key(&p.name) => {
+            observe.set_primitive("gen_ai.prompt.name", Arc::from(p.name.as_str()));
+        }
+        _ => {}
+    }
+}
+
+/// Names the registered primitive in the metrics' labels (tools and prompts only: resource
+/// URIs are too many).
+fn name_primitive(observe: &mut Observation, prepared: &Prepared) {
+    match prepared {
+        Prepared::Tool(p) => observe.set_primitive("gen_ai.tool.name", p.entry.name.clone()),
+        Prepared::Prompt(p) => observe.set_primitive(
+            "gen_ai.prompt.name",
+            Arc::from(p.entry.prompt.info.name.as_str()),
+        ),
+        _ => {}
     }
 }

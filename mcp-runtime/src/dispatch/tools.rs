@@ -5,7 +5,8 @@ use super::authorize::Target;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
-use super::work::{StartedTool, Work};
+use super::trace::{Handler, handler_span};
+use super::work::{Prepared, PreparedTool, StartedTool, Work};
 use super::{Dispatcher, TransportChecks};
 use crate::context::RequestContext;
 use crate::error::McpError;
@@ -17,6 +18,7 @@ use serde_json::value::RawValue;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use tracing::Instrument;
 
 impl Dispatcher {
     /// Everything of a `tools/call` up to its handler's first poll, synchronously: only the
@@ -28,6 +30,23 @@ impl Dispatcher {
         cx: RequestContext,
         checks: Option<&dyn TransportChecks>,
     ) -> Result<Work, McpError> {
+        // Both halves are inlined here: nothing is moved between them on the way.
+        match self.prepare_tool_call(reg, params, cx, checks)? {
+            Prepared::Tool(tool) => self.invoke_tool(tool),
+            other => self.invoke(other),
+        }
+    }
+
+    /// Everything of a `tools/call` before its handler, synchronously: the tool found, its
+    /// arguments checked, its client input opened.
+    #[inline(always)]
+    pub(super) fn prepare_tool_call(
+        &self,
+        reg: &Registry,
+        params: CallToolRequestParams<'_>,
+        cx: RequestContext,
+        checks: Option<&dyn TransportChecks>,
+    ) -> Result<Prepared, McpError> {
         let Some(entry) = reg
             .tool_index
             .get(&params.name)
@@ -64,7 +83,10 @@ impl Dispatcher {
                 params.name
             ));
             result.meta = self.result_meta();
-            return Ok(Work::Ready(Response::result(cx.request_id(), &result)));
+            return Ok(Prepared::Ready(Response::tool_result(
+                cx.request_id(),
+                &result,
+            )));
         }
         self.prepare_input(
             &cx,
@@ -76,24 +98,31 @@ impl Dispatcher {
                 state: params.request_state,
             },
         )?;
-        let id = cx.request_id().clone();
         let call = ToolCall {
             name: params.name,
             arguments,
             context: cx,
         };
-        if let Some(checking) = self.custom_checks(&entry.tool.access, &call.context, || Target {
+        let checking = self.custom_checks(&entry.tool.access, &call.context, || Target {
             kind: PrimitiveKind::Tool,
             name: entry.name.clone(),
             uri: None,
             arguments: Some(call.arguments.clone()),
-        }) {
-            let d = self.clone();
-            return Ok(Work::Other(Box::pin(async move {
-                checking.await?;
-                d.call_tool_later(entry, call, id).await
-            })));
-        }
+        });
+        let prepared = Prepared::Tool(PreparedTool { entry, call });
+        Ok(match checking {
+            None => prepared,
+            Some(checking) => Prepared::Checked(Box::new((checking, prepared))),
+        })
+    }
+
+    /// A prepared `tools/call` up to its handler's first poll, synchronously.
+    #[inline(always)]
+    pub(super) fn invoke_tool(&self, prepared: PreparedTool) -> Result<Work, McpError> {
+        let PreparedTool { entry, call } = prepared;
+        let id = call.context.request_id().clone();
+        let span = handler_span(call.context.inner.span(), Handler::Tool(&entry.name));
+        let _entered = span.enter();
         match &entry.handler {
             ToolHandler::Async(f) => {
                 let mut handler = match std::panic::catch_unwind(AssertUnwindSafe(|| f(call))) {
@@ -122,6 +151,12 @@ impl Dispatcher {
                         }
                     }
                 }
+                drop(_entered);
+                // Its later polls run in its span (boxed again only when the span is recorded).
+                let handler = match span.is_disabled() {
+                    true => handler,
+                    false => Box::pin(handler.instrument(span)),
+                };
                 Ok(Work::Tool(StartedTool { entry, handler, id }))
             }
             ToolHandler::Sync(f) => {
@@ -132,26 +167,6 @@ impl Dispatcher {
                 Ok(Work::Ready(self.tool_answer(&id, outcome)))
             }
         }
-    }
-
-    /// A tool handler called once its custom authorization checks passed, and its answer.
-    async fn call_tool_later(
-        &self,
-        entry: Arc<ToolEntry>,
-        call: ToolCall,
-        id: RequestId,
-    ) -> Result<Response, McpError> {
-        let outcome = match &entry.handler {
-            ToolHandler::Async(f) => match std::panic::catch_unwind(AssertUnwindSafe(|| f(call))) {
-                Ok(handler) => catch_panic(handler)
-                    .await
-                    .unwrap_or_else(|msg| Ok(tool_panicked(&entry, &msg)))?,
-                Err(payload) => tool_panicked(&entry, &panic_message(&*payload)),
-            },
-            ToolHandler::Sync(f) => std::panic::catch_unwind(AssertUnwindSafe(|| f(call)))
-                .unwrap_or_else(|payload| Ok(tool_panicked(&entry, &panic_message(&*payload))))?,
-        };
-        Ok(self.tool_answer(&id, outcome))
     }
 
     /// The rest of a tool handler that waits, and its answer.
@@ -173,7 +188,7 @@ impl Dispatcher {
                 if result.meta.is_none() {
                     result.meta = self.result_meta();
                 }
-                Response::result(id, &result)
+                Response::tool_result(id, &result)
             }
             ToolOutcome::InputRequired(r) => self.input_required(id, r),
         }

@@ -1,10 +1,65 @@
-//! What routing a request started: an answer already, or a handler still to run.
+//! What routing a request makes: the request made ready for its handler ([`Prepared`]), then
+//! the work started from it: an answer already, or a handler still to run ([`Work`]).
 
+use super::authorize::Checking;
 use super::encode::Response;
+use crate::config::CacheHint;
+use crate::context::RequestContext;
 use crate::error::McpError;
-use crate::protocol::RequestId;
-use crate::registry::{BoxFuture, ToolEntry, ToolOutcome};
+use crate::protocol::{CompleteRequestParams, RequestId, SubscriptionsListenRequestParams};
+use crate::registry::{
+    BoxFuture, Completer, PromptEntry, PromptGet, ResourceFn, ResourceRead, ToolCall, ToolEntry,
+    ToolOutcome,
+};
 use std::sync::Arc;
+
+/// A request whose primitive is found and whose input is checked and owned: only its handler
+/// is left to run. Layers run between this and the handler.
+pub(super) enum Prepared {
+    /// Answered without a handler (a list page, `server/discover`, a tool call whose arguments
+    /// do not match the input schema).
+    Ready(Response),
+    /// A `tools/call`.
+    Tool(PreparedTool),
+    /// A `resources/read`.
+    Read(PreparedRead),
+    /// A `prompts/get`.
+    Prompt(PreparedPrompt),
+    /// A `completion/complete`.
+    Complete(Box<PreparedComplete>),
+    /// A `subscriptions/listen`.
+    Listen(Box<(SubscriptionsListenRequestParams, RequestContext)>),
+    /// Answered by a future that needs no handler (a list filtered by custom checks).
+    Pending(BoxFuture<'static, Result<Response, McpError>>),
+    /// A request whose handler may run only once these custom authorization checks pass.
+    Checked(Box<(Checking, Prepared)>),
+}
+
+/// A `tools/call` of a registered tool.
+pub(super) struct PreparedTool {
+    pub(super) entry: Arc<ToolEntry>,
+    pub(super) call: ToolCall,
+}
+
+/// A `resources/read` of a registered resource or template.
+pub(super) struct PreparedRead {
+    pub(super) handler: Arc<ResourceFn>,
+    pub(super) read: ResourceRead,
+    pub(super) hint: CacheHint,
+}
+
+/// A `prompts/get` of a registered prompt.
+pub(super) struct PreparedPrompt {
+    pub(super) entry: Arc<PromptEntry>,
+    pub(super) get: PromptGet,
+}
+
+/// A `completion/complete` (no completer: an empty completion).
+pub(super) struct PreparedComplete {
+    pub(super) completer: Option<Completer>,
+    pub(super) params: CompleteRequestParams,
+    pub(super) cx: RequestContext,
+}
 
 /// Work started for a request.
 pub(super) enum Work {

@@ -197,7 +197,7 @@ impl InputSet {
             }
         }
         let carried = data.previous.as_ref().and_then(|p| p.data.as_deref());
-        let state = data.seal_next(answers, carried)?;
+        let state = data.seal_next(answers, carried, self.cx.inner.round_span())?;
         Ok(Some(InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: Some(asks),

@@ -195,7 +195,11 @@ impl Rounds {
                     McpError::internal(format!("the state could not be encoded: {e}"))
                 })?)
             };
-        let token = data.seal_next(Answers::default(), value.as_deref())?;
+        let token = data.seal_next(
+            Answers::default(),
+            value.as_deref(),
+            self.cx.inner.round_span(),
+        )?;
         Ok(Step::Ask(InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: (!ask.requests.is_empty()).then_some(ask.requests),

@@ -28,6 +28,7 @@ mod request;
 mod resources;
 mod sampling;
 mod tools;
+mod trace;
 
 pub use capabilities::*;
 pub use content::*;
@@ -42,3 +43,4 @@ pub use request::{ClientMessage, ClientNotification, ClientParams, ClientRequest
 pub use resources::*;
 pub use sampling::*;
 pub use tools::*;
+pub use trace::{TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};

@@ -27,8 +27,9 @@ pub use primitive::{
     PrimitiveKind, Registration,
 };
 pub use prompt::{Prompt, PromptGet};
+pub(crate) use resource::ResourceFn;
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
-pub(crate) use snapshot::{NameIndex, Registry, ToolEntry};
+pub(crate) use snapshot::{NameIndex, PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
 pub use tool::{Arguments, NoArguments, Tool, ToolCall, parse_arguments};
 

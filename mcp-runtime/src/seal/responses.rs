@@ -14,6 +14,10 @@ impl Responses {
     pub(crate) fn push(&mut self, key: String, value: Box<RawValue>) {
         self.0.push((key, value));
     }
+    /// How many answers there are.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
     /// The answer under `key`.
     pub(crate) fn get(&self, key: &str) -> Option<&RawValue> {
         self.0

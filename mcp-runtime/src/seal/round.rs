@@ -7,6 +7,7 @@ use super::responses::Responses;
 use crate::error::McpError;
 use serde_json::value::RawValue;
 use std::sync::{Arc, OnceLock};
+use tracing::Span;
 
 /// The MRTR data of one request: this round's answers and the opened state.
 #[derive(Debug)]
@@ -76,11 +77,17 @@ impl InputData {
     pub(crate) fn round(&self) -> u32 {
         self.previous.as_ref().map_or(0, |p| p.round)
     }
+    /// Seals the state of the next round (inside the request's round span, when it is traced).
     pub(crate) fn seal_next(
         &self,
         answers: Answers<'_>,
         data: Option<&RawValue>,
+        round_span: Option<&Span>,
     ) -> Result<String, McpError> {
+        let _entered = round_span.map(|span| {
+            span.record("mcp.mrtr.round", self.round());
+            span.enter()
+        });
         let round = self.round() + 1;
         let max = self.sealer.max_rounds;
         if round > max {
@@ -88,12 +95,16 @@ impl InputData {
                 "Invalid params: this request has taken {max} rounds of client input, the most allowed"
             )));
         }
-        self.sealer.seal(&SealedOut {
+        let sealed = self.sealer.seal(&SealedOut {
             binding: self.binding.get(),
             expires_ms: now_ms().saturating_add(self.sealer.ttl.as_millis() as u64),
             round,
             answers,
             data,
-        })
+        });
+        if let Some(span) = round_span {
+            span.record("mcp.mrtr.sealed", sealed.is_ok());
+        }
+        sealed
     }
 }

@@ -66,6 +66,7 @@ where
         let ingress = Ingress {
             caller: None,
             checks: Some(&in_flight),
+            transport: Some("pipe"),
         };
         let mut call = match dispatcher.handle(text, ingress) {
             Handled::Notification(n) => {

@@ -7,7 +7,13 @@ use mcp_bench::{Request, add_call, mrtr_first, mrtr_retry, resource_read, tools_
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
     Baseline,
-    Ours { fill: usize, validate: bool },
+    Ours {
+        fill: usize,
+        validate: bool,
+    },
+    /// The study server with observation on (`mcp-bench-ours --observe WHAT`): only run when
+    /// named with `--only`.
+    Observed(&'static str),
 }
 
 /// One benchmark case.
@@ -18,7 +24,7 @@ pub(crate) struct Case {
     pub(crate) kind: Kind,
 }
 
-pub(crate) const CASES: [Case; 9] = [
+pub(crate) const CASES: [Case; 13] = [
     Case {
         key: "baseline",
         what: "raw axum + serde_json, tools/call add",
@@ -88,12 +94,41 @@ pub(crate) const CASES: [Case; 9] = [
             validate: false,
         },
     },
+    Case {
+        key: "call-fmt",
+        what: "ours, tools/call add, a tracing `fmt` subscriber at INFO (to stderr)",
+        kind: Kind::Observed("fmt"),
+    },
+    Case {
+        key: "call-layer",
+        what: "ours, tools/call add, one pass-through layer registered",
+        kind: Kind::Observed("layer"),
+    },
+    Case {
+        key: "call-idle-layer",
+        what: "ours, tools/call add, a layer registered that does not want it",
+        kind: Kind::Observed("idle-layer"),
+    },
+    Case {
+        key: "call-metrics",
+        what: "ours, tools/call add, metrics on (no recorder installed)",
+        kind: Kind::Observed("metrics"),
+    },
 ];
+
+/// The case whose requests and answers a case shares (`call-fmt` sends what `call` sends).
+fn base(key: &str) -> &str {
+    if key.starts_with("call-") {
+        "call"
+    } else {
+        key
+    }
+}
 
 /// The requests a case sends under load, prepared from a running server.
 pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
     let ask = |req: &Request| client::once(port, req).map_err(|e| e.to_string());
-    Ok(match case.key {
+    Ok(match base(case.key) {
         "baseline" | "call" => vec![add_call(false)],
         "sse" => vec![add_call(true)],
         "mrtr" => {
@@ -120,7 +155,7 @@ pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
 
 /// The request that proves the server is up and answering correctly.
 pub(crate) fn probe(case: &Case) -> Request {
-    match case.key {
+    match base(case.key) {
         "mrtr" => mrtr_first(),
         "sse" => add_call(true),
         "resource" => resource_read(),
@@ -134,7 +169,7 @@ pub(crate) fn probe(case: &Case) -> Request {
 pub(crate) fn correct(case: &Case, i: usize, resp: &Response) -> bool {
     let b = &resp.body;
     resp.status == 200
-        && match case.key {
+        && match base(case.key) {
             "baseline" | "call" => {
                 b.contains(r#""text":"42""#) && resp.content_type == "application/json"
             }

@@ -10,8 +10,9 @@
 //!
 //! Usage: `mcp-bench [--rounds N] [--secs S] [--warmup S] [--conns C] [--markdown FILE]
 //! [--only KEY,KEY] [--callgrind [--calls N]]`. Cases (`--only`): baseline, call, sse, mrtr,
-//! resource, validate20, list100, list1000, list10000. `MCP_BENCH_KEEP=DIR` keeps the callgrind
-//! output files.
+//! resource, validate20, list100, list1000, list10000, and, only when named, call-fmt (a
+//! `tracing` fmt subscriber), call-layer (one pass-through layer), call-idle-layer (a layer that
+//! does not want the call), call-metrics (metrics on, no recorder). `MCP_BENCH_KEEP=DIR` keeps the callgrind output files.
 
 use process::{Pinning, have};
 use std::path::PathBuf;

@@ -48,6 +48,10 @@ pub(crate) fn server_command(case: &Case, port: u16, pin: &Pinning, prefix: &[St
             }
             (dir.join("mcp-bench-ours"), a)
         }
+        Kind::Observed(what) => (
+            dir.join("mcp-bench-ours"),
+            vec!["--observe".to_owned(), what.to_owned()],
+        ),
     };
     args.extend(["--addr".to_owned(), format!("127.0.0.1:{port}")]);
     let mut argv: Vec<String> = Vec::new();

@@ -1,7 +1,7 @@
 //! Rounds, the ratios between cases, and the tables.
 
 use super::Opts;
-use super::cases::{CASES, Case};
+use super::cases::{CASES, Case, Kind};
 use super::process::{Pinning, clock_ticks};
 use super::wrk::{COLD_LAUNCHES, Sample, measure};
 use std::collections::BTreeMap;
@@ -124,10 +124,10 @@ pub(crate) fn ratio_defs() -> Vec<RatioDef> {
 pub(crate) fn selected(opts: &Opts) -> Vec<Case> {
     CASES
         .iter()
-        .filter(|c| {
-            opts.only
-                .as_ref()
-                .is_none_or(|o| o.iter().any(|k| k == c.key))
+        .filter(|c| match &opts.only {
+            Some(only) => only.iter().any(|k| k == c.key),
+            // Observation cases run only when named.
+            None => !matches!(c.kind, Kind::Observed(_)),
         })
         .copied()
         .collect()

@@ -211,6 +211,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ingress {
             caller,
             checks: Some(&HeaderChecks::new(&parts.headers)),
+            transport: Some("tcp"),
         },
     );
     let mut call = match handled {
