@@ -137,3 +137,101 @@ async fn one_broken_path_leaves_the_others_working() {
         "Found 1 authorized passage."
     );
 }
+
+/// The example's auth mode (`--jwks FILE --audience URI --issuer URL`), built the way its
+/// `main` builds it: `search_private_docs` needs `docs:read`, the rest needs only a valid
+/// token; with a token granting everything, the seed replays exactly.
+#[tokio::test]
+async fn the_auth_mode_guards_search_only_and_still_replays_the_seed() {
+    use common::{HttpResponse, headers_for, post, response_of};
+    use mcp_runtime::auth::ResourceServer;
+    use mcp_runtime::auth::jwt::JwtVerifier;
+    use mcp_runtime::testing::TestIssuer;
+
+    let issuer_url = "https://auth.acme.example";
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let audience = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let issuer = TestIssuer::new(issuer_url, audience.clone());
+    let jwks = std::env::temp_dir().join(format!("acme-jwks-{}.json", std::process::id()));
+    std::fs::write(&jwks, issuer.jwks_json()).unwrap();
+    let verifier = JwtVerifier::builder(&audience)
+        .issuer(issuer_url)
+        .jwks_file(&jwks)
+        .build()
+        .unwrap();
+    let rs = ResourceServer::new(&audience, issuer_url, verifier)
+        .unwrap()
+        .scopes_supported(["docs:read"]);
+    let server = acme::build_protected().unwrap();
+    let task = tokio::spawn(server.serve(listener, mcp_runtime::HttpOptions::default().auth(rs)));
+
+    let send = |token: Option<String>, body: Value| {
+        let audience = audience.clone();
+        async move {
+            let mut headers = headers_for(&body);
+            if let Some(t) = token {
+                headers.push(("Authorization".into(), format!("Bearer {t}")));
+            }
+            let resp: HttpResponse =
+                post(&audience, &headers, serde_json::to_vec(&body).unwrap()).await;
+            resp
+        }
+    };
+    let search = request(
+        1,
+        "tools/call",
+        json!({"name": "search_private_docs", "arguments": {"query": "retention"}}),
+    );
+    let resp = send(None, search.clone()).await;
+    assert_eq!(resp.status, 401);
+    assert!(
+        resp.header("www-authenticate")
+            .unwrap()
+            .contains("scope=\"docs:read\"")
+    );
+
+    let plain = issuer.token("viewer", &[]);
+    let resp = send(Some(plain.clone()), search.clone()).await;
+    assert_eq!(resp.status, 403);
+    let get = request(
+        2,
+        "tools/call",
+        json!({"name": "get_document", "arguments": {"documentId": "doc_policy_17"}}),
+    );
+    let resp = send(Some(plain.clone()), get).await;
+    assert_eq!(resp.status, 200, "{}", String::from_utf8_lossy(&resp.body));
+    assert!(
+        response_of(&resp)["result"]["content"].is_array(),
+        "the document is read"
+    );
+    let read = request(
+        3,
+        "resources/read",
+        json!({"uri": "acme-knowledge://policies/support-retention"}),
+    );
+    let resp = send(Some(plain.clone()), read).await;
+    assert_eq!(resp.status, 200);
+    assert!(response_of(&resp)["result"]["contents"][0]["text"].is_string());
+    let list = send(Some(plain.clone()), request(4, "tools/list", json!({}))).await;
+    let tools = response_of(&list)["result"]["tools"].clone();
+    assert_eq!(
+        tools.as_array().unwrap().len(),
+        1,
+        "search is hidden: {tools}"
+    );
+
+    // With `docs:read`, every envelope of the seed comes back exactly.
+    if let Some(envelopes) = envelopes() {
+        let reader = issuer.token("reader", &["docs:read"]);
+        for pair in envelopes.chunks(2) {
+            let (mut sent, mut expected) = (pair[0].clone(), pair[1].clone());
+            sent.as_object_mut().unwrap().remove("direction");
+            expected.as_object_mut().unwrap().remove("direction");
+            let resp = send(Some(reader.clone()), sent.clone()).await;
+            assert_eq!(resp.status, 200, "{}", sent["method"]);
+            assert_eq!(response_of(&resp), expected, "{}", sent["method"]);
+        }
+    }
+    task.abort();
+    let _ = std::fs::remove_file(jwks);
+}

@@ -1,7 +1,10 @@
 //! Acme Knowledge's primitives and its document store (shared with the transcript tests).
 
 use mcp_runtime::protocol::CacheScope;
-use mcp_runtime::{BuildError, CacheTarget, Server, State, Structured, prompt, resource, tool};
+use mcp_runtime::{
+    BuildError, CacheTarget, PrimitiveKind, Server, ServerBuilder, State, Structured, prompt,
+    resource, tool,
+};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -200,6 +203,19 @@ pub fn draft_policy_brief(
 
 /// The Acme Knowledge server, primitives in the seed's order.
 pub fn build() -> Result<Server, BuildError> {
+    builder().build()
+}
+
+/// The server as deployed behind OAuth (`--jwks`): `search_private_docs` needs the `docs:read`
+/// scope; `get_document`, the resources and the prompt need none.
+#[allow(dead_code)] // the transcript tests use `build` only
+pub fn build_protected() -> Result<Server, BuildError> {
+    builder()
+        .require_scopes(PrimitiveKind::Tool, "search_private_docs", ["docs:read"])
+        .build()
+}
+
+fn builder() -> ServerBuilder {
     Server::builder()
         .name("Acme Knowledge")
         .version("2.4.1")
@@ -220,5 +236,4 @@ pub fn build() -> Result<Server, BuildError> {
         .resource(support_retention {})
         .resource(deletion_review {})
         .prompt(draft_policy_brief {})
-        .build()
 }

@@ -84,7 +84,8 @@ impl Server {
     }
 
     /// Serves Streamable HTTP on `listener` (endpoint [`HttpOptions::path`], `/mcp` by default)
-    /// until Ctrl-C, then ends `subscriptions/listen` streams with their final result.
+    /// until Ctrl-C or SIGTERM, then shuts down gracefully (see
+    /// [`serve_until`](Self::serve_until)).
     ///
     /// ```no_run
     /// # async fn demo(server: mcp_runtime::Server) -> Result<(), mcp_runtime::Error> {
@@ -97,7 +98,39 @@ impl Server {
         listener: tokio::net::TcpListener,
         options: HttpOptions,
     ) -> Result<(), Error> {
-        Ok(http::serve(self.dispatcher, listener, options).await?)
+        let signal = http::ctrl_c_or_term();
+        Ok(http::serve(self.dispatcher, listener, options, signal).await?)
+    }
+
+    /// Serves Streamable HTTP on `listener` until `signal` completes; then ends listen streams
+    /// with their final result, lets requests in flight finish within
+    /// [`HttpOptions::shutdown_grace`], and returns. [`serve`](Self::serve) is this with Ctrl-C
+    /// or SIGTERM as the signal.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+    /// use mcp_runtime::{HttpOptions, Server};
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let serving = tokio::spawn(Server::builder().build()?.serve_until(
+    ///     listener,
+    ///     HttpOptions::default(),
+    ///     async move { let _ = stopped.await; },
+    /// ));
+    /// stop.send(()).unwrap();
+    /// serving.await.unwrap()?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_until<S>(
+        self,
+        listener: tokio::net::TcpListener,
+        options: HttpOptions,
+        signal: S,
+    ) -> Result<(), Error>
+    where
+        S: std::future::Future<Output = ()> + Send + 'static,
+    {
+        Ok(http::serve(self.dispatcher, listener, options, signal).await?)
     }
 
     /// An axum router serving this server at the options' path: mount it in your own app (with

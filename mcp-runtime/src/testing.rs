@@ -4,6 +4,7 @@
 //! The client answers the server's requests for client input itself (elicitation, sampling,
 //! roots) with the answers you configure, collects progress and log notifications, and can
 //! honour caching hints (`ttlMs`) like a real client, to show what a client would be served.
+//! With the `jwt` feature, [`TestIssuer`] mints access tokens for tests of a protected server.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -21,6 +22,11 @@
 //! assert_eq!(client.list_tools().await.unwrap()[0].name, "hello");
 //! # }
 //! ```
+
+#[cfg(feature = "jwt")]
+mod issuer;
+#[cfg(feature = "jwt")]
+pub use issuer::TestIssuer;
 
 use crate::context::Caller;
 use crate::dispatch::{Call, Outgoing};

@@ -3,12 +3,17 @@
 //!
 //! The files are the stages, in the order a request goes through them:
 //!
-//! 1. `decode`: bytes → [`ClientRequest`] (one typed request, `-32700`/`-32600` otherwise);
+//! 1. `decode`: bytes → [`ClientRequest`] (one typed request, `-32700`/`-32600` otherwise),
+//!    the message's nesting depth checked first and its strings' lengths after (`limits`);
 //! 2. `validate`: required `_meta` (`-32602`), the transport's own checks (HTTP headers,
-//!    `-32020`), protocol version (`-32022`), method known and advertised (`-32601`);
+//!    `-32020`), protocol version (`-32022`), method known and advertised (`-32601`); then a
+//!    permit of the server's concurrency limit (`-32603` busy otherwise);
 //! 3. `route`: the request context, then the method's family: `lists` (discover and pages),
 //!    `tools`, `resources`, `prompts`, `complete`, `listen`; client input of
-//!    multi-round requests is opened and sealed by `input`;
+//!    multi-round requests is opened and sealed by `input`. Each family finds its primitive and
+//!    `authorize`s the caller for it: scopes at once, custom checks before the handler runs
+//!    (a refusal is `-32602` with `data.requiredScopes`; lists leave out what the caller may
+//!    not use);
 //! 4. `encode`: the JSON-RPC envelope of the result or error, as a [`Response`] that says
 //!    which stage answered (so a transport can frame it: HTTP picks the status).
 //!
@@ -141,8 +146,8 @@ impl Dispatcher {
         };
         // One snapshot of the registry serves the whole request.
         let registry = self.registry();
-        let validated = validate::validate(self, &registry, &request, ingress.checks)
-            .and_then(|method| limits::check_strings(&request, limits).map(|()| method));
+        let validated = limits::check_strings(&request, limits)
+            .and_then(|()| validate::validate(self, &registry, &request, ingress.checks));
         match validated {
             Ok(method) => {
                 let Ok(permit) = self.requests.clone().try_acquire_owned() else {

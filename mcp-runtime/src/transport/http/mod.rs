@@ -8,10 +8,13 @@
 //! | method is POST | GET, DELETE, … | 405 (`Allow: POST`) | – |
 //! | `Host` and `Origin` allowed (`guard`) | DNS-rebinding guard | 403 | – |
 //! | authentication (when configured, `auth`) | no, bad or invalid token | 401/400/503 | `-32600` |
+//! | rate limit per caller (when configured, `rate`) | over the limit | 429 + `Retry-After` | `-32600` |
 //! | `Content-Type` is `application/json` (`negotiate`) | | 415 | `-32600` |
 //! | `Accept` admits JSON or SSE | | 406 | `-32600` |
 //! | body within the limit | | 413 | `-32600` |
 //! | body parses | invalid JSON / not one request object | 400 | `-32700` / `-32600` |
+//! | nesting within `Limits::depth` (checked before parsing) | | 400 | `-32600` |
+//! | ids, names, URIs, cursors within `Limits::string_bytes` | | 400 | `-32602` |
 //! | notification | accepted | 202 | – |
 //! | `params` is an object, `_meta` has version and capabilities | | 400 | `-32602` |
 //! | `MCP-Protocol-Version` equals `_meta` (`headers`) | | 400 | `-32020` |
@@ -21,6 +24,7 @@
 //! | `tools/call`: `Mcp-Param-*` equal the arguments | | 400 | `-32020` |
 //! | the method's own errors | missing client capability | 400 | `-32021` |
 //! | | caller refused (scopes, checks) | 401/403 + challenge | `-32602` |
+//! | | server at its concurrency limit | 503 + `Retry-After` | `-32603` |
 //! | | anything else (unknown tool, bad arguments, …) | 200 | `-32602`, `-32603`, … |
 //!
 //! `Mcp-Session-Id` and `Last-Event-ID` are ignored: the protocol has no sessions and no resumption.
@@ -30,6 +34,7 @@ mod guard;
 mod headers;
 mod negotiate;
 mod options;
+mod rate;
 mod sse;
 
 pub use options::HttpOptions;
@@ -44,19 +49,26 @@ use axum::response::Response;
 use bytes::Bytes;
 use headers::HeaderChecks;
 use http::{HeaderValue, StatusCode, header};
+use std::future::{Future, IntoFuture as _};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 struct Endpoint {
     dispatcher: Arc<Dispatcher>,
     options: HttpOptions,
+    limiter: Option<rate::Limiter>,
 }
 
 /// An axum router serving `dispatcher` at the options' path.
 pub(crate) fn router(dispatcher: Arc<Dispatcher>, options: HttpOptions) -> Router {
     let path = options.path.clone();
+    let limiter = options
+        .rate
+        .map(|(requests, per)| rate::Limiter::new(requests, per, options.trust_forwarded));
     let endpoint = Arc::new(Endpoint {
         dispatcher,
         options,
+        limiter,
     });
     let mut router = Router::new().route(
         &path,
@@ -85,19 +97,56 @@ async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Re
     }
 }
 
-/// Serves on `listener` until Ctrl-C, then ends listen streams gracefully.
-pub(crate) async fn serve(
+/// Serves on `listener` until `signal`; then ends listen streams with their final result, lets
+/// requests in flight finish for the options' grace period, and returns.
+pub(crate) async fn serve<S>(
     dispatcher: Arc<Dispatcher>,
     listener: tokio::net::TcpListener,
     options: HttpOptions,
-) -> std::io::Result<()> {
+    signal: S,
+) -> std::io::Result<()>
+where
+    S: Future<Output = ()> + Send + 'static,
+{
     let shutdown = dispatcher.shutdown.clone();
-    axum::serve(listener, router(dispatcher, options))
+    let grace = options.shutdown_grace;
+    let app = router(dispatcher, options).into_make_service_with_connect_info::<SocketAddr>();
+    let stopping = shutdown.clone();
+    let server = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
-            let _ = tokio::signal::ctrl_c().await;
+            signal.await;
             shutdown.cancel();
         })
-        .await
+        .into_future();
+    tokio::select! {
+        served = server => served,
+        () = async {
+            stopping.cancelled().await;
+            tokio::time::sleep(grace).await;
+        } => {
+            tracing::warn!(
+                grace_ms = grace.as_millis() as u64,
+                "requests still running after the shutdown grace period: closing their connections"
+            );
+            Ok(())
+        }
+    }
+}
+
+/// Ctrl-C, or (on Unix) SIGTERM: what ends [`Server::serve`](crate::Server::serve).
+pub(crate) async fn ctrl_c_or_term() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 async fn method_not_allowed() -> Response {
@@ -149,6 +198,12 @@ fn status(answer: &Answer) -> StatusCode {
 /// The response to a JSON-RPC answer: its status, and for a caller refused access, 401 or 403
 /// with a challenge when this endpoint authenticates.
 fn answer(options: &HttpOptions, answer: Answer) -> Response {
+    if answer.is_busy() {
+        let mut resp = json_response(StatusCode::SERVICE_UNAVAILABLE, answer.body);
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return resp;
+    }
     match answer.refusal() {
         Some(refusal) => auth::refused(options.auth.as_ref(), refusal, answer.body.clone()),
         None => json_response(status(&answer), answer.body),
@@ -189,6 +244,21 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             }
         },
     };
+    if let Some(limiter) = &endpoint.limiter {
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<SocketAddr>>();
+        if let Err(wait) = limiter.check(caller.as_deref(), &parts.headers, peer) {
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            let mut resp = transport_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                &format!("Too Many Requests: retry in {seconds} s"),
+            );
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+            return resp;
+        }
+    }
     if !negotiate::content_type_ok(&parts.headers) {
         return transport_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -224,7 +294,9 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     };
     let keepalive = options.keepalive;
     match call.next_message().await {
-        Some(Outgoing::Response(r)) if accept.json || r.is_refusal() => answer(options, r),
+        Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
+            answer(options, r)
+        }
         Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive),
         Some(Outgoing::Notification(n)) if accept.sse => sse::response(n, Some(call), keepalive),
         Some(Outgoing::Notification(_)) => {

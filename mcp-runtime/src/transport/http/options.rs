@@ -26,6 +26,9 @@ pub struct HttpOptions {
     pub(super) body_limit: usize,
     pub(super) keepalive: Duration,
     pub(super) auth: Option<ResourceServer>,
+    pub(super) rate: Option<(u32, Duration)>,
+    pub(super) trust_forwarded: bool,
+    pub(super) shutdown_grace: Duration,
 }
 
 impl Default for HttpOptions {
@@ -37,6 +40,9 @@ impl Default for HttpOptions {
             body_limit: 4 * 1024 * 1024,
             keepalive: Duration::from_secs(15),
             auth: None,
+            rate: None,
+            trust_forwarded: false,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -50,6 +56,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("body_limit", &self.body_limit)
             .field("keepalive", &self.keepalive)
             .field("auth", &self.auth)
+            .field("rate", &self.rate)
+            .field("trust_forwarded", &self.trust_forwarded)
+            .field("shutdown_grace", &self.shutdown_grace)
             .finish_non_exhaustive()
     }
 }
@@ -87,6 +96,42 @@ impl HttpOptions {
     /// well-known URIs. See [`auth`](crate::auth).
     pub fn auth(mut self, resource_server: ResourceServer) -> Self {
         self.auth = Some(resource_server);
+        self
+    }
+    /// Limits each caller to `requests` per `per` (token buckets: bursts of up to `requests`,
+    /// refilled evenly). Callers are told apart by their token's issuer and subject; anonymous
+    /// requests by the client's address. A request over the limit gets 429 with `Retry-After`
+    /// (seconds). Off by default. (To budget the *tool calls* a model makes, see
+    /// [`layers::RateLimit`](crate::layers::RateLimit).) A router from
+    /// [`Server::into_router`](crate::Server::into_router) knows client addresses when served
+    /// with `into_make_service_with_connect_info::<SocketAddr>()`; without them, anonymous
+    /// callers share one bucket.
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    /// use std::time::Duration;
+    /// let options = HttpOptions::default().rate_limit(600, Duration::from_secs(60));
+    /// ```
+    pub fn rate_limit(mut self, requests: u32, per: Duration) -> Self {
+        self.rate = Some((requests.max(1), per));
+        self
+    }
+    /// Trusts the `X-Forwarded-For` header for the client's address (off by default: anyone can
+    /// send one). Turn it on only behind a reverse proxy that sets it; the last address in it
+    /// (the one that proxy added) is taken. It is only used to rate-limit anonymous callers.
+    ///
+    /// Behind a reverse proxy, the `Host` and `Origin` checks see what the proxy forwards: have
+    /// it pass the public `Host` (nginx: `proxy_set_header Host $host;`) and
+    /// [`allow_host`](Self::allow_host) that name, and [`allow_origin`](Self::allow_origin) the
+    /// web origins of browser clients. `X-Forwarded-Host` is never consulted.
+    pub fn trust_forwarded_for(mut self, on: bool) -> Self {
+        self.trust_forwarded = on;
+        self
+    }
+    /// On shutdown, how long requests in flight may take to finish before their connections
+    /// are closed (default 10 s). Listen streams end at once with their final result.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
     /// The endpoint path.

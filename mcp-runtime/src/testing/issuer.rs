@@ -1,0 +1,142 @@
+//! A token issuer for tests (feature `jwt`): an Ed25519 key made on the spot, its JWKS, and
+//! signed access tokens with whatever claims a test needs.
+
+use crate::auth::jwt::JwtVerifier;
+use crate::error::BuildError;
+use base64::Engine as _;
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Map, Value, json};
+
+/// Issues signed JWT access tokens for tests, the way an authorization server would: one
+/// Ed25519 key (made when the issuer is), its JWKS, tokens for an audience.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use mcp_runtime::auth::TokenVerifier;
+/// use mcp_runtime::testing::TestIssuer;
+/// let issuer = TestIssuer::new("https://auth.example.com", "https://mcp.example.com/mcp");
+/// let token = issuer.token("alice", &["docs:read"]);
+/// let caller = issuer.verifier().verify(&token).await.unwrap();
+/// assert_eq!(caller.subject, "alice");
+/// assert!(caller.has_scope("docs:read"));
+/// # }
+/// ```
+pub struct TestIssuer {
+    issuer: String,
+    audience: String,
+    kid: String,
+    key: EncodingKey,
+    jwk: Jwk,
+}
+
+impl std::fmt::Debug for TestIssuer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestIssuer")
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The PKCS#8 (v1) wrapping of an Ed25519 seed.
+const ED25519_PKCS8_PREFIX: [u8; 16] = [
+    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+];
+
+fn random<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    // Tests only: without randomness there is nothing sensible to do but stop.
+    getrandom::getrandom(&mut bytes).expect("the system has a source of randomness");
+    bytes
+}
+
+impl TestIssuer {
+    /// An issuer `issuer` of tokens for `audience`, with a new key.
+    pub fn new(issuer: impl Into<String>, audience: impl Into<String>) -> TestIssuer {
+        let mut pkcs8 = ED25519_PKCS8_PREFIX.to_vec();
+        pkcs8.extend_from_slice(&random::<32>());
+        let key = EncodingKey::from_ed_der(&pkcs8);
+        let kid = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random::<9>());
+        let mut jwk = Jwk::from_encoding_key(&key, Algorithm::EdDSA)
+            .expect("an Ed25519 key has a public JWK");
+        jwk.common.key_id = Some(kid.clone());
+        TestIssuer {
+            issuer: issuer.into(),
+            audience: audience.into(),
+            kid,
+            key,
+            jwk,
+        }
+    }
+
+    /// The issuer (`iss`).
+    pub fn issuer(&self) -> &str {
+        &self.issuer
+    }
+
+    /// The key id (`kid`) tokens name.
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// The public key, as a JWK.
+    pub fn jwk(&self) -> Value {
+        serde_json::to_value(&self.jwk).unwrap_or_default()
+    }
+
+    /// The JWKS document holding the public key.
+    pub fn jwks_json(&self) -> String {
+        let set = JwkSet {
+            keys: vec![self.jwk.clone()],
+        };
+        serde_json::to_string(&set).unwrap_or_default()
+    }
+
+    /// A verifier of this issuer's tokens (its JWKS inline).
+    pub fn verifier(&self) -> JwtVerifier {
+        self.try_verifier()
+            .expect("the test issuer's JWKS is valid")
+    }
+
+    fn try_verifier(&self) -> Result<JwtVerifier, BuildError> {
+        JwtVerifier::builder(&self.audience)
+            .issuer(&self.issuer)
+            .jwks_json(self.jwks_json())
+            .build()
+    }
+
+    /// A token for `subject` granting `scopes`, valid for an hour.
+    pub fn token(&self, subject: &str, scopes: &[&str]) -> String {
+        self.token_with(json!({"sub": subject, "scope": scopes.join(" ")}))
+    }
+
+    /// A token with `claims` over the defaults (`iss`, `aud`, `iat`, `exp` in an hour, `sub`
+    /// `"test-user"`). A claim set to `null` is left out.
+    pub fn token_with(&self, claims: Value) -> String {
+        let now = jsonwebtoken::get_current_timestamp();
+        let mut all: Map<String, Value> = json!({
+            "iss": self.issuer,
+            "aud": self.audience,
+            "sub": "test-user",
+            "iat": now,
+            "exp": now + 3600,
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+        if let Value::Object(extra) = claims {
+            for (k, v) in extra {
+                if v.is_null() {
+                    all.remove(&k);
+                } else {
+                    all.insert(k, v);
+                }
+            }
+        }
+        let mut header = Header::new(Algorithm::EdDSA);
+        header.kid = Some(self.kid.clone());
+        jsonwebtoken::encode(&header, &all, &self.key).expect("an Ed25519 key signs")
+    }
+}

@@ -1,0 +1,323 @@
+//! The limits of `Limits` and `HttpOptions` over real HTTP, each at its documented default or a
+//! small configured value: nesting depth, string lengths, requests and listen streams at once,
+//! the per-request timeout, rounds of client input, the per-caller rate limit. And a server that
+//! stays up: a panicking or hanging handler does not block other requests, and graceful shutdown
+//! lets requests in flight finish within a bound and ends listen streams with their final result.
+
+mod common;
+
+use common::*;
+use http::StatusCode;
+use mcp_runtime::{
+    Ask, Elicitation, FromContext, HttpOptions, IntoToolResult, Limits, McpError, NoArguments,
+    Rounds, Server, Step, Tool,
+};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+/// A server whose `wait` tool holds until `gate` gives a permit, and whose `hang` tool never
+/// ends.
+fn server(limits: Limits, gate: Arc<Semaphore>) -> Server {
+    Server::builder()
+        .limits(limits)
+        .list_changed(true)
+        .tool(Tool::new("ping").handler(|_: NoArguments, _cx| async { "pong" }))
+        .tool(Tool::new("wait").handler(move |_: NoArguments, _cx| {
+            let gate = gate.clone();
+            async move {
+                let _permit = gate.acquire().await;
+                "waited"
+            }
+        }))
+        .tool(Tool::new("hang").handler(|_: NoArguments, _cx| async {
+            std::future::pending::<()>().await;
+            "never"
+        }))
+        .tool(Tool::new("boom").handler(|_: NoArguments, _cx| async {
+            if true {
+                panic!("the handler blew up");
+            }
+            "unreachable"
+        }))
+        .tool(Tool::new("ask_twice").raw_handler(|call| async move {
+            let rounds = Rounds::from_context(&call.context)?;
+            let step: u32 = rounds.state()?.unwrap_or(0);
+            let out: Result<Step<String>, McpError> = match step {
+                0 => rounds.ask(Ask::new().elicit::<String>("a", "First?"), &1u32),
+                1 => rounds.ask(Ask::new().elicit::<String>("b", "Second?"), &2u32),
+                _ => Ok(Step::Done(format!(
+                    "{:?}",
+                    rounds.answer::<Elicitation<String>>("b")?
+                ))),
+            };
+            out?.into_tool_result()
+        }))
+        .state_keys(mcp_runtime::KeyRing::new(&[[5; 32]]).unwrap())
+        .build()
+        .unwrap()
+}
+
+fn tool_call(name: &str) -> Value {
+    request(1, "tools/call", json!({"name": name, "arguments": {}}))
+}
+
+async fn post_json(url: &str, body: &Value) -> HttpResponse {
+    post(url, &headers_for(body), serde_json::to_vec(body).unwrap()).await
+}
+
+#[tokio::test]
+async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
+    let http = spawn_http(server(Limits::default(), Arc::new(Semaphore::new(0)))).await;
+    let deep = format!("{}1{}", "[".repeat(65), "]".repeat(65));
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ping","arguments":{{"x":{deep}}},"_meta":{}}}}}"#,
+        meta()
+    );
+    let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let headers = headers_for(&tool_call("ping"));
+    let resp = post(&http.url(), &headers, text.clone()).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    assert_eq!(response_of(&resp)["error"]["code"], -32600);
+    assert!(body.is_null() || body.is_object());
+
+    let long = "x".repeat(9000);
+    let call = request(1, "tools/call", json!({"name": long, "arguments": {}}));
+    let headers = with_header(headers_for(&call), "Mcp-Name", "x");
+    let resp = post(&http.url(), &headers, serde_json::to_vec(&call).unwrap()).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    let error = &response_of(&resp)["error"];
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("8192"),
+        "{error}"
+    );
+    let id = request("i".repeat(9000), "tools/list", json!({}));
+    let resp = post_json(&http.url(), &id).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+
+    // Right after: a normal request.
+    let resp = post_json(&http.url(), &tool_call("ping")).await;
+    assert_eq!(response_of(&resp)["result"]["content"][0]["text"], "pong");
+}
+
+#[tokio::test]
+async fn requests_over_the_concurrency_limit_get_503_and_retry_after() {
+    let gate = Arc::new(Semaphore::new(0));
+    let limits = Limits::default().concurrent_requests(2);
+    let http = spawn_http(server(limits, gate.clone())).await;
+    let url = http.url();
+    let waiting: Vec<_> = (0..2)
+        .map(|_| {
+            let url = url.clone();
+            tokio::spawn(async move { post_json(&url, &tool_call("wait")).await })
+        })
+        .collect();
+    // Until both are running, a third may still get in: wait for the limit to be reached.
+    let mut busy = None;
+    for _ in 0..100 {
+        let resp = post_json(&url, &tool_call("ping")).await;
+        if resp.status == StatusCode::SERVICE_UNAVAILABLE {
+            busy = Some(resp);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let busy = busy.expect("a third request is refused while two run");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    let error = &response_of(&busy)["error"];
+    assert_eq!(error["code"], -32603);
+    assert!(error["message"].as_str().unwrap().contains("busy"));
+    gate.add_permits(2);
+    for w in waiting {
+        let resp = w.await.unwrap();
+        assert_eq!(response_of(&resp)["result"]["content"][0]["text"], "waited");
+    }
+    let resp = post_json(&url, &tool_call("ping")).await;
+    assert_eq!(resp.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn listen_streams_over_their_limit_get_503() {
+    let limits = Limits::default().listen_streams(1);
+    let server = server(limits, Arc::new(Semaphore::new(0)));
+    let http = spawn_http(server.clone()).await;
+    let listen = request(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let url = http.url();
+    let first = {
+        let (url, listen) = (url.clone(), listen.clone());
+        tokio::spawn(async move { post_json(&url, &listen).await })
+    };
+    let mut refused = None;
+    for _ in 0..100 {
+        let resp = post_json(&url, &listen).await;
+        if resp.status == StatusCode::SERVICE_UNAVAILABLE {
+            refused = Some(resp);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let refused = refused.expect("a second listen stream is refused");
+    assert!(
+        response_of(&refused)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("listen streams")
+    );
+    // Shutting the server down ends the open stream with its final result.
+    server.shutdown();
+    let resp = within("the listen stream ends", first).await.unwrap();
+    let last = response_of(&resp);
+    assert_eq!(last["result"]["resultType"], "complete", "{last}");
+}
+
+#[tokio::test]
+async fn a_hanging_handler_times_out_without_blocking_others() {
+    let limits = Limits::default().request_timeout(Some(Duration::from_millis(300)));
+    let http = spawn_http(server(limits, Arc::new(Semaphore::new(0)))).await;
+    let url = http.url();
+    let hung = {
+        let url = url.clone();
+        tokio::spawn(async move { post_json(&url, &tool_call("hang")).await })
+    };
+    // Meanwhile others are served, and a panicking handler answers like a failing one.
+    for _ in 0..5 {
+        let resp = post_json(&url, &tool_call("ping")).await;
+        assert_eq!(response_of(&resp)["result"]["content"][0]["text"], "pong");
+    }
+    let resp = post_json(&url, &tool_call("boom")).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert_eq!(response_of(&resp)["result"]["isError"], true);
+    let resp = hung.await.unwrap();
+    let error = &response_of(&resp)["error"];
+    assert_eq!(error["code"], -32603);
+    assert!(error["message"].as_str().unwrap().contains("timed out"));
+    let resp = post_json(&url, &tool_call("ping")).await;
+    assert_eq!(resp.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn rounds_of_client_input_are_limited() {
+    let limits = Limits::default().rounds(1);
+    let http = spawn_http(server(limits, Arc::new(Semaphore::new(0)))).await;
+    let mut m = meta();
+    m["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let first = request(
+        1,
+        "tools/call",
+        json!({"name": "ask_twice", "_meta": m.clone()}),
+    );
+    let r1 = response_of(&post_json(&http.url(), &first).await);
+    assert_eq!(r1["result"]["resultType"], "input_required");
+    let second = request(
+        2,
+        "tools/call",
+        json!({"name": "ask_twice", "_meta": m, "requestState": r1["result"]["requestState"],
+               "inputResponses": {"a": {"action": "accept", "content": {"value": "x"}}}}),
+    );
+    let r2 = response_of(&post_json(&http.url(), &second).await);
+    assert_eq!(r2["error"]["code"], -32602, "{r2}");
+    assert!(
+        r2["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 rounds")
+    );
+}
+
+#[tokio::test]
+async fn callers_over_the_rate_limit_get_429_and_retry_after() {
+    let options = HttpOptions::default().rate_limit(3, Duration::from_secs(60));
+    let http = spawn_http_with(
+        server(Limits::default(), Arc::new(Semaphore::new(0))),
+        options,
+    )
+    .await;
+    for _ in 0..3 {
+        let resp = post_json(&http.url(), &tool_call("ping")).await;
+        assert_eq!(resp.status, StatusCode::OK);
+    }
+    let resp = post_json(&http.url(), &tool_call("ping")).await;
+    assert_eq!(resp.status, StatusCode::TOO_MANY_REQUESTS);
+    let wait: u64 = resp.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=20).contains(&wait), "{wait}");
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_requests_in_flight_within_a_bound() {
+    let gate = Arc::new(Semaphore::new(0));
+    let server = server(Limits::default(), gate.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let grace = Duration::from_millis(800);
+    let options = HttpOptions::default().shutdown_grace(grace);
+    let serving = tokio::spawn(server.serve_until(listener, options, async move {
+        let _ = stopped.await;
+    }));
+    let started = Arc::new(AtomicUsize::new(0));
+    let slow = {
+        let url = url.clone();
+        let started = started.clone();
+        tokio::spawn(async move {
+            started.fetch_add(1, Ordering::SeqCst);
+            post_json(&url, &tool_call("wait")).await
+        })
+    };
+    let listen = {
+        let url = url.clone();
+        let body = request(9, "subscriptions/listen", json!({"notifications": {}}));
+        tokio::spawn(async move { post_json(&url, &body).await })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let at = Instant::now();
+    stop.send(()).unwrap();
+    // The request in flight finishes after the signal, within the grace period.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    gate.add_permits(1);
+    let resp = within("the slow request", slow).await.unwrap();
+    assert_eq!(response_of(&resp)["result"]["content"][0]["text"], "waited");
+    let resp = within("the listen stream", listen).await.unwrap();
+    assert_eq!(response_of(&resp)["result"]["resultType"], "complete");
+    within("serve returns", serving).await.unwrap().unwrap();
+    assert!(
+        at.elapsed() < grace,
+        "returned once nothing was left running"
+    );
+}
+
+#[tokio::test]
+async fn graceful_shutdown_does_not_wait_past_its_bound_for_a_hung_handler() {
+    let server = server(
+        Limits::default().request_timeout(None),
+        Arc::new(Semaphore::new(0)),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let grace = Duration::from_millis(300);
+    let options = HttpOptions::default().shutdown_grace(grace);
+    let serving = tokio::spawn(server.serve_until(listener, options, async move {
+        let _ = stopped.await;
+    }));
+    let _hung = {
+        let url = url.clone();
+        tokio::spawn(async move { post_json(&url, &tool_call("hang")).await })
+    };
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let at = Instant::now();
+    stop.send(()).unwrap();
+    within("serve returns", serving).await.unwrap().unwrap();
+    let took = at.elapsed();
+    assert!(took >= grace, "waited for the grace period ({took:?})");
+    assert!(
+        took < grace + Duration::from_secs(2),
+        "not much longer ({took:?})"
+    );
+}
