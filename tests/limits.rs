@@ -70,7 +70,8 @@ async fn post_json(url: &str, body: &Value) -> HttpResponse {
 
 #[tokio::test]
 async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
-    let http = spawn_http(server(Limits::default(), Arc::new(Semaphore::new(0)))).await;
+    let limits = Limits::default().depth(64);
+    let http = spawn_http(server(limits, Arc::new(Semaphore::new(0)))).await;
     let deep = format!("{}1{}", "[".repeat(65), "]".repeat(65));
     let text = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ping","arguments":{{"x":{deep}}},"_meta":{}}}}}"#,
@@ -101,6 +102,24 @@ async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
     // Right after: a normal request.
     let resp = post_json(&http.url(), &tool_call("ping")).await;
     assert_eq!(response_of(&resp)["result"]["content"][0]["text"], "pong");
+
+    // At the default (64), a deeper argument is refused too, whatever carries it.
+    let http = spawn_http(server(Limits::default(), Arc::new(Semaphore::new(0)))).await;
+    let deeper = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ping","arguments":{{"x":{deeper}}},"_meta":{}}}}}"#,
+        meta()
+    );
+    let resp = post(&http.url(), &headers_for(&tool_call("ping")), text).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        response_of(&resp)["error"]["code"],
+        -32600,
+        "{}",
+        response_of(&resp)
+    );
+    let resp = post_json(&http.url(), &tool_call("ping")).await;
+    assert_eq!(resp.status, StatusCode::OK);
 }
 
 #[tokio::test]

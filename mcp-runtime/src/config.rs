@@ -136,7 +136,7 @@ impl Default for Config {
 ///
 /// | limit | default | past it |
 /// |---|---|---|
-/// | JSON nesting depth of a message | 64 | `-32600` (HTTP 400) |
+/// | JSON nesting depth of a message (checked before it is parsed) | 64 | `-32600` (HTTP 400) |
 /// | bytes of an id, a name, a URI, a cursor, a completion value | 8 KiB | `-32602` |
 /// | requests served at once | 1024 | `-32603` "server busy" (HTTP 503, `Retry-After: 1`) |
 /// | `subscriptions/listen` streams open at once | 256 | same |
@@ -179,9 +179,10 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// Deepest JSON nesting of a message (objects and arrays), at least 8.
+    /// Deepest JSON nesting of a message (objects and arrays), from 8 to 128 (the JSON
+    /// reader's own recursion limit).
     pub fn depth(mut self, depth: usize) -> Self {
-        self.depth = depth.max(8);
+        self.depth = depth.clamp(8, 128);
         self
     }
     /// Longest id, tool or prompt name, resource URI, cursor or completion value, in bytes.

@@ -25,12 +25,18 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpError {
     pub(crate) object: ErrorObject,
-    /// Set when the caller was refused access: transports answer it as a challenge (HTTP 401 or
-    /// 403 with `WWW-Authenticate`).
-    pub(crate) refusal: Option<Box<Refusal>>,
-    /// The server is at a limit of its capacity: transports say when to retry (HTTP 503 with
-    /// `Retry-After`).
-    pub(crate) busy: bool,
+    /// How transports frame the error beyond its code, when they should (boxed: errors move
+    /// through every stage's `Result`, and are rarely framed).
+    pub(crate) framing: Option<Box<Framing>>,
+}
+
+/// How a transport frames an error beyond its JSON-RPC code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// The caller was refused access: a challenge (HTTP 401 or 403 with `WWW-Authenticate`).
+    Refused(Refusal),
+    /// The server is at a limit of its capacity: retry later (HTTP 503 with `Retry-After`).
+    Busy,
 }
 
 /// A caller refused access to what it asked for.
@@ -47,8 +53,7 @@ impl McpError {
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         McpError {
             object: ErrorObject::new(code, message),
-            refusal: None,
-            busy: false,
+            framing: None,
         }
     }
 
@@ -57,7 +62,7 @@ impl McpError {
         let mut e = McpError::internal(format!(
             "Server busy: it is serving {limit} {what} already, the most it takes at once; retry shortly"
         ));
-        e.busy = true;
+        e.framing = Some(Box::new(Framing::Busy));
         e
     }
 
@@ -94,10 +99,10 @@ impl McpError {
         if !scopes.is_empty() {
             e.object.data = Some(json!({ "requiredScopes": scopes }));
         }
-        e.refusal = Some(Box::new(Refusal {
+        e.framing = Some(Box::new(Framing::Refused(Refusal {
             scopes: scopes.to_vec(),
             anonymous,
-        }));
+        })));
         e
     }
 

@@ -298,3 +298,59 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! ## 11. Protecting a server
+//!
+//! On a network, make the endpoint an OAuth 2.1 resource server: every request carries a
+//! bearer token from your authorization server, each primitive says which scopes it needs, and
+//! a caller sees and uses only what its token allows ([`auth`](crate::auth)). With the `jwt`
+//! feature the built-in verifier checks JWTs against the authorization server's JWKS.
+//!
+//! ```no_run
+//! # #[cfg(feature = "jwt")]
+//! # mod protected {
+//! use mcp_runtime::auth::ResourceServer;
+//! use mcp_runtime::auth::jwt::JwtVerifier;
+//! use mcp_runtime::prelude::*;
+//! use std::time::Duration;
+//!
+//! /// Search the private documents.
+//! #[tool(scopes = ["docs:read"])]
+//! fn search(query: String) -> String {
+//!     format!("results for {query}")
+//! }
+//!
+//! /// Who am I? Any valid token will do.
+//! #[tool]
+//! fn whoami(caller: Caller) -> String {
+//!     caller.subject
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), mcp_runtime::Error> {
+//!     let uri = "https://mcp.example.com/mcp";
+//!     let verifier = JwtVerifier::builder(uri)
+//!         .issuer("https://auth.example.com")
+//!         .jwks_url("https://auth.example.com/.well-known/jwks.json")
+//!         .build()?;
+//!     let auth = ResourceServer::new(uri, "https://auth.example.com", verifier)?
+//!         .scopes_supported(["docs:read"]);
+//!     let options = HttpOptions::default()
+//!         .auth(auth)
+//!         .allow_host("mcp.example.com")
+//!         .rate_limit(600, Duration::from_secs(60));
+//!     let server = Server::builder()
+//!         .tool(search {})
+//!         .tool(whoami {})
+//!         .limits(Limits::default().concurrent_requests(256))
+//!         .build()?;
+//!     let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+//!     server.serve(listener, options).await
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! In tests, `testing::TestIssuer` (feature `jwt`) mints the tokens, and
+//! [`testing::TestClient::caller`](crate::testing::TestClient::caller) calls as any caller
+//! without HTTP.

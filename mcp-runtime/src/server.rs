@@ -4,7 +4,7 @@
 use crate::bus::{Change, ChangeBus, LocalBus};
 use crate::config::{CacheHint, CacheTarget, Config, Limits};
 use crate::context::{Caller, StateMap};
-use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Layer, metrics};
+use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Layer, Slots, metrics};
 use crate::error::{BuildError, Error};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, DiscoverResult, Implementation, ServerCapabilities};
@@ -19,7 +19,6 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 /// An MCP server: what is registered plus configuration. Cheap to clone; every clone serves the
@@ -576,8 +575,8 @@ impl ServerBuilder {
                 shutdown: CancellationToken::new(),
                 sealer,
                 policy: self.policy,
-                requests: Arc::new(Semaphore::new(limits.concurrent_requests)),
-                listens: Arc::new(Semaphore::new(limits.listen_streams)),
+                requests: Slots::new(limits.concurrent_requests),
+                listens: Slots::new(limits.listen_streams),
                 layers: Arc::from(self.layers),
             }),
         })

@@ -4,7 +4,7 @@
 //! The client answers the server's requests for client input itself (elicitation, sampling,
 //! roots) with the answers you configure, collects progress and log notifications, and can
 //! honour caching hints (`ttlMs`) like a real client, to show what a client would be served.
-//! With the `jwt` feature, [`TestIssuer`] mints access tokens for tests of a protected server.
+//! With the `jwt` feature, `TestIssuer` mints access tokens for tests of a protected server.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {

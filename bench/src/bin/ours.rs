@@ -5,7 +5,8 @@
 //! registers filler tools so that `N` tools are registered in all (page size
 //! [`mcp_bench::PAGE_SIZE`]); `--validate` adds the 20-field `register` tool; `--observe` turns
 //! on a `tracing` `fmt` subscriber at INFO (`fmt`), one pass-through layer (`layer`), a layer
-//! that does not want `add` (`idle-layer`) or the metrics without a recorder (`metrics`).
+//! that does not want `add` (`idle-layer`), the metrics without a recorder (`metrics`), or
+//! OAuth with `add` needing the `calc` scope (`auth`: JWTs of [`mcp_bench::issuer`]).
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -45,6 +46,10 @@ async fn main() -> Result<(), Error> {
             other => return Err(fail(format!("unknown argument `{other}`"))),
         }
     }
+    let options = match observe.as_deref() {
+        Some("auth") => mcp_bench::auth_options()?,
+        _ => HttpOptions::default(),
+    };
     let server = match observe.as_deref() {
         None => mcp_bench::build_server(study::build, fill, validate)?,
         Some("fmt") => {
@@ -56,5 +61,5 @@ async fn main() -> Result<(), Error> {
         Some(what) => mcp_bench::observed_server(what)?,
     };
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    server.serve(listener, HttpOptions::default()).await
+    server.serve(listener, options).await
 }

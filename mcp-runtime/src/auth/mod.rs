@@ -3,7 +3,7 @@
 //! **Authentication** (HTTP only): with [`HttpOptions::auth`](crate::HttpOptions::auth), this
 //! server is an OAuth 2.1 resource server ([`ResourceServer`]). Every request's
 //! `Authorization: Bearer` token is checked by a [`TokenVerifier`] (the built-in
-//! [`jwt::JwtVerifier`] with the `jwt` feature), and becomes the request's
+//! `jwt::JwtVerifier` with the `jwt` feature), and becomes the request's
 //! [`Caller`](crate::Caller). A missing or invalid token gets 401 with a `WWW-Authenticate`
 //! challenge; the protected resource metadata (RFC 9728, [`ProtectedResourceMetadata`]) is served
 //! at the well-known URIs.

@@ -40,7 +40,7 @@ impl std::fmt::Display for TokenError {
 impl std::error::Error for TokenError {}
 
 /// Verifies the bearer token of a request and says who sent it. The built-in
-/// [`JwtVerifier`](crate::auth::jwt::JwtVerifier) (feature `jwt`) checks signed JWTs against a
+/// `auth::jwt::JwtVerifier` (feature `jwt`) checks signed JWTs against a
 /// JWKS; implement this trait for opaque tokens (introspection), API keys, or anything else.
 ///
 /// An implementation must not log the token, and should keep verified tokens in a cache when

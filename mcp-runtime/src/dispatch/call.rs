@@ -3,6 +3,7 @@
 
 use super::encode::Response;
 use super::observe::Observation;
+use super::slots::Slot;
 use crate::context::ContextInner;
 use crate::error::McpError;
 use crate::protocol::RequestId;
@@ -11,7 +12,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// One item of a [`Call`].
@@ -63,7 +64,7 @@ pub struct Call {
     observe: Option<Box<Observation>>,
     finished: bool,
     /// Counts the request against the server's concurrency limit until the call is dropped.
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<Slot>,
 }
 
 impl std::fmt::Debug for Call {
@@ -112,10 +113,8 @@ impl Call {
 
     /// The call, holding a permit of the concurrency limit while it is running (one answered
     /// at once gives it back at once).
-    pub(crate) fn holding(mut self, permit: OwnedSemaphorePermit) -> Call {
-        if self.fut.is_some() {
-            self.permit = Some(permit);
-        }
+    pub(crate) fn holding(mut self, slot: Slot) -> Call {
+        self.permit = Some(slot);
         self
     }
 

@@ -1,6 +1,6 @@
 //! The last stage, encode: a result or an error into its JSON-RPC envelope ([`Response`]).
 
-use crate::error::{McpError, Refusal};
+use crate::error::{Framing, McpError, Refusal};
 use crate::protocol::{CallToolResult, JsonRpcErrorResponse, RequestId};
 use bytes::Bytes;
 use serde::Serialize;
@@ -24,8 +24,7 @@ pub struct Response {
     /// The serialized JSON-RPC response.
     pub body: Bytes,
     kind: Kind,
-    refusal: Option<Box<Refusal>>,
-    busy: bool,
+    framing: Option<Box<Framing>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +73,7 @@ impl Response {
             Ok(()) => Response {
                 body: Bytes::from(buf),
                 kind: Kind::Result(Outcome::Complete),
-                refusal: None,
-                busy: false,
+                framing: None,
             },
             Err(e) => Response::error(
                 Some(id),
@@ -106,8 +104,7 @@ impl Response {
         Response {
             body: error_body(id, error),
             kind: Kind::Error(error.code()),
-            refusal: error.refusal.clone(),
-            busy: error.busy,
+            framing: error.framing.clone(),
         }
     }
 
@@ -176,22 +173,25 @@ impl Response {
 
     /// Whether the caller was refused access (HTTP answers 401 or 403 with a challenge).
     pub fn is_refusal(&self) -> bool {
-        self.refusal.is_some()
+        self.refusal().is_some()
     }
 
     /// The scopes that would have allowed a refused request.
     pub fn required_scopes(&self) -> &[String] {
-        self.refusal.as_ref().map_or(&[], |r| &r.scopes)
+        self.refusal().map_or(&[], |r| &r.scopes)
     }
 
     /// Whether the server was at a limit of its capacity (HTTP answers 503 with
     /// `Retry-After`).
     pub fn is_busy(&self) -> bool {
-        self.busy
+        matches!(self.framing.as_deref(), Some(Framing::Busy))
     }
 
     pub(crate) fn refusal(&self) -> Option<&Refusal> {
-        self.refusal.as_deref()
+        match self.framing.as_deref() {
+            Some(Framing::Refused(r)) => Some(r),
+            _ => None,
+        }
     }
 }
 
@@ -222,8 +222,7 @@ impl Rejection {
         Response {
             body: error_body(self.id.as_ref(), &self.error),
             kind: Kind::Rejection(self.error.code()),
-            refusal: self.error.refusal,
-            busy: self.error.busy,
+            framing: self.error.framing,
         }
     }
 }

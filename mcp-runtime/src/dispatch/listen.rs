@@ -24,7 +24,7 @@ impl Dispatcher {
         params: SubscriptionsListenRequestParams,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
-        let Ok(permit) = self.listens.clone().try_acquire_owned() else {
+        let Some(permit) = self.listens.take() else {
             let limit = self.config.limits.listen_streams;
             return Err(McpError::busy("listen streams", limit));
         };

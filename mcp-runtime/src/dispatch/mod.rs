@@ -40,6 +40,7 @@ mod panic;
 mod prompts;
 mod resources;
 mod route;
+mod slots;
 mod tools;
 mod trace;
 mod validate;
@@ -64,9 +65,10 @@ use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
 use crate::seal::Sealer;
 use encode::Rejection;
 use serde_json::{Map, Value};
+use slots::Slot;
+pub(crate) use slots::Slots;
 use std::sync::Arc;
 use std::time::Instant;
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 /// A running server as the pipeline sees it: configuration, what is registered, application
@@ -82,9 +84,9 @@ pub(crate) struct Dispatcher {
     /// The server-wide authorization check, asked after each primitive's own.
     pub(crate) policy: Option<AccessCheck>,
     /// Requests served at once ([`Limits::concurrent_requests`](crate::Limits)).
-    pub(crate) requests: Arc<Semaphore>,
+    pub(crate) requests: Arc<Slots>,
     /// Listen streams open at once.
-    pub(crate) listens: Arc<Semaphore>,
+    pub(crate) listens: Arc<Slots>,
     /// `serverInfo` serialized once (it goes into every result).
     pub(crate) info_json: Option<InfoJson>,
     /// The layers around every call, outermost first.
@@ -150,13 +152,20 @@ impl Dispatcher {
             .and_then(|()| validate::validate(self, &registry, &request, ingress.checks));
         match validated {
             Ok(method) => {
-                let Ok(permit) = self.requests.clone().try_acquire_owned() else {
+                if !self.requests.try_take() {
                     let error = McpError::busy("requests", limits.concurrent_requests);
                     let response = Response::error(Some(&request.id), &error);
                     return Handled::Call(Call::ready(Some(request.id), response));
-                };
+                }
                 let call = self.route(request, method, &registry, ingress, read_at);
-                Handled::Call(call.holding(permit))
+                // A call answered at once gives its slot back at once; a running one holds it.
+                Handled::Call(match call.is_running() {
+                    true => call.holding(Slot::taken(&self.requests)),
+                    false => {
+                        self.requests.give_back();
+                        call
+                    }
+                })
             }
             Err(error) => {
                 let rejection = Rejection::new(Some(request.id.clone()), error);

@@ -3,7 +3,6 @@
 
 use crate::auth::jwt::JwtVerifier;
 use crate::error::BuildError;
-use base64::Engine as _;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Map, Value, json};
@@ -55,12 +54,35 @@ fn random<const N: usize>() -> [u8; N] {
 impl TestIssuer {
     /// An issuer `issuer` of tokens for `audience`, with a new key.
     pub fn new(issuer: impl Into<String>, audience: impl Into<String>) -> TestIssuer {
+        TestIssuer::with_seed(issuer, audience, random::<32>())
+    }
+
+    /// An issuer whose key comes from `seed`: two processes given the same seed sign and
+    /// verify alike (a benchmark's client and server, say). The key id is derived from the
+    /// seed too. Never use a known seed outside tests.
+    ///
+    /// ```
+    /// use mcp_runtime::testing::TestIssuer;
+    /// let a = TestIssuer::with_seed("https://auth.test", "https://mcp.test/mcp", [9; 32]);
+    /// let b = TestIssuer::with_seed("https://auth.test", "https://mcp.test/mcp", [9; 32]);
+    /// assert_eq!(a.jwks_json(), b.jwks_json());
+    /// ```
+    pub fn with_seed(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+        seed: [u8; 32],
+    ) -> TestIssuer {
         let mut pkcs8 = ED25519_PKCS8_PREFIX.to_vec();
-        pkcs8.extend_from_slice(&random::<32>());
+        pkcs8.extend_from_slice(&seed);
         let key = EncodingKey::from_ed_der(&pkcs8);
-        let kid = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random::<9>());
         let mut jwk = Jwk::from_encoding_key(&key, Algorithm::EdDSA)
             .expect("an Ed25519 key has a public JWK");
+        let kid = match &jwk.algorithm {
+            jsonwebtoken::jwk::AlgorithmParameters::OctetKeyPair(p) => {
+                format!("test-{}", &p.x[..p.x.len().min(12)])
+            }
+            _ => "test".to_owned(),
+        };
         jwk.common.key_id = Some(kid.clone());
         TestIssuer {
             issuer: issuer.into(),

@@ -24,7 +24,7 @@ pub(crate) struct Case {
     pub(crate) kind: Kind,
 }
 
-pub(crate) const CASES: [Case; 13] = [
+pub(crate) const CASES: [Case; 15] = [
     Case {
         key: "baseline",
         what: "raw axum + serde_json, tools/call add",
@@ -114,7 +114,20 @@ pub(crate) const CASES: [Case; 13] = [
         what: "ours, tools/call add, metrics on (no recorder installed)",
         kind: Kind::Observed("metrics"),
     },
+    Case {
+        key: "call-auth",
+        what: "ours, tools/call add behind OAuth (JWT seen before), `add` needs a scope",
+        kind: Kind::Observed("auth"),
+    },
+    Case {
+        key: "call-auth-first",
+        what: "ours, tools/call add behind OAuth, a new JWT each request (signature checked)",
+        kind: Kind::Observed("auth"),
+    },
 ];
+
+/// Distinct tokens the `call-auth-first` case sends (more than any run's requests).
+const FIRST_SIGHTS: usize = 6000;
 
 /// The case whose requests and answers a case shares (`call-fmt` sends what `call` sends).
 fn base(key: &str) -> &str {
@@ -128,6 +141,16 @@ fn base(key: &str) -> &str {
 /// The requests a case sends under load, prepared from a running server.
 pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
     let ask = |req: &Request| client::once(port, req).map_err(|e| e.to_string());
+    match case.key {
+        "call-auth" => return Ok(vec![add_call(false).with_token(&mcp_bench::calc_token(0))]),
+        "call-auth-first" => {
+            // The probe used token 0; every request after it shows a token for the first time.
+            return Ok((1..=FIRST_SIGHTS)
+                .map(|n| add_call(false).with_token(&mcp_bench::calc_token(n)))
+                .collect());
+        }
+        _ => {}
+    }
     Ok(match base(case.key) {
         "baseline" | "call" => vec![add_call(false)],
         "sse" => vec![add_call(true)],
@@ -155,6 +178,9 @@ pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
 
 /// The request that proves the server is up and answering correctly.
 pub(crate) fn probe(case: &Case) -> Request {
+    if matches!(case.kind, Kind::Observed("auth")) {
+        return add_call(false).with_token(&mcp_bench::calc_token(0));
+    }
     match base(case.key) {
         "mrtr" => mrtr_first(),
         "sse" => add_call(true),

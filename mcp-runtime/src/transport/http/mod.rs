@@ -110,14 +110,30 @@ where
 {
     let shutdown = dispatcher.shutdown.clone();
     let grace = options.shutdown_grace;
-    let app = router(dispatcher, options).into_make_service_with_connect_info::<SocketAddr>();
     let stopping = shutdown.clone();
-    let server = axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            signal.await;
-            shutdown.cancel();
-        })
-        .into_future();
+    let stop = async move {
+        signal.await;
+        shutdown.cancel();
+    };
+    // Client addresses are only read by the rate limit: without one, requests do not carry
+    // them (inserting one into every request's extensions costs an allocation).
+    let server: std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>> =
+        if options.rate.is_some() {
+            let app =
+                router(dispatcher, options).into_make_service_with_connect_info::<SocketAddr>();
+            Box::pin(
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(stop)
+                    .into_future(),
+            )
+        } else {
+            let app = router(dispatcher, options);
+            Box::pin(
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(stop)
+                    .into_future(),
+            )
+        };
     tokio::select! {
         served = server => served,
         () = async {
