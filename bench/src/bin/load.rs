@@ -89,7 +89,14 @@ fn rss_kib(pid: u32) -> Option<u64> {
 }
 
 /// One client: calls and MRTR rounds on one keep-alive connection until `stop`.
-fn client(port: u16, n: usize, next_id: &AtomicU64, counts: &Counts, stop: &AtomicBool) {
+fn client(
+    port: u16,
+    n: usize,
+    fresh_every: u64,
+    next_id: &AtomicU64,
+    counts: &Counts,
+    stop: &AtomicBool,
+) {
     let token = calc_token(1 + n);
     let call = add_call(false).with_token(&token);
     let first = mrtr_first().with_token(&token);
@@ -142,7 +149,7 @@ fn client(port: u16, n: usize, next_id: &AtomicU64, counts: &Counts, stop: &Atom
                     counts.errors.fetch_add(1, Ordering::Relaxed);
                 }
             }
-        } else if i % 50 == 1 {
+        } else if fresh_every > 0 && i % fresh_every == 1 {
             // A token the server has never seen: its signature is checked.
             let fresh = calc_token(1_000_000 + n * 100_000 + i as usize);
             let req = add_call(false).with_token(&fresh);
@@ -212,6 +219,7 @@ fn main() {
     let seconds = arg("--seconds", 60);
     let clients = arg("--clients", 24) as usize;
     let listeners = arg("--listeners", 8) as usize;
+    let fresh_every = arg("--fresh-every", 50);
     let port = free_port();
     let mut server = match start_server(port) {
         Ok(c) => c,
@@ -247,7 +255,7 @@ fn main() {
             (stop.clone(), counts.clone(), next_id.clone(), open.clone());
         threads.push(std::thread::spawn(move || {
             open.fetch_add(1, Ordering::Relaxed);
-            client(port, n, &next_id, &counts, &stop);
+            client(port, n, fresh_every, &next_id, &counts, &stop);
         }));
     }
     for n in 0..listeners {
