@@ -23,8 +23,8 @@
 //!   integer, §2.1/§12).
 //! - **`params` not an object, `_meta` not an object, or a `_meta` key of the wrong type**
 //!   (`protocolVersion`, `clientCapabilities`, `clientInfo`, `logLevel`, `progressToken`), or
-//!   `params` members given twice → 400, `-32602` (required `_meta`: §2.5 "400 MUST"; refused
-//!   before any other check, §12.1 step 6). An unknown `logLevel` string → 200, `-32602`
+//!   `params`, `_meta`, `name` or `uri` given twice → 400, `-32602` (required `_meta`: §2.5 "400
+//!   MUST"; refused before any other check, §12.1 step 6). An unknown `logLevel` string → 200, `-32602`
 //!   (§12.1 step 12). Other `_meta` keys (trace context, extensions) are carried, not
 //!   interpreted: any value is served.
 //! - **A wrong type in a field of a method's params** (`arguments`, `inputResponses`,
@@ -38,18 +38,24 @@
 //!   (before the method's params, §12.1 step 8) finds different → 400, `-32020`.
 //! - **Header injection and header values**: CR/LF splits a header line into a second header —
 //!   a repeated MCP header → 400, `-32020` (§7.4); bare CR, NUL and obs-fold are refused by the
-//!   HTTP layer (hyper) with 400 and no JSON-RPC body (RFC 9112 §5); non-ASCII bytes in an MCP
+//!   HTTP layer (hyper) with 400 and no JSON-RPC body (RFC 9112 §5), and CR LF CR LF ends the
+//!   head (what follows is the body: 400, `-32700`); non-ASCII bytes in an MCP
 //!   header → 400, `-32020` ("invalid characters", §7.4), in `Host`/`Origin` → 403 (§7.7), in
 //!   `Content-Type` → 415, in `Accept` → 406 (transport table); an over-long value the HTTP
 //!   layer still takes is compared like any other (mismatch → 400, `-32020`), a head past the
 //!   HTTP layer's limit (or too many headers) → 431 without a JSON-RPC body.
-//! - **Duplicate JSON keys**: in the envelope → 400, `-32600` (without `id` when `id` is the
-//!   repeated one); in `params` → 400, `-32602`; inside values (arguments, answers, other `_meta`
-//!   keys) the last one wins, as JSON objects read into maps (serde_json).
-//! - **Huge values** within the body limit are served (or refused by the method with its own
-//!   error); **deep nesting** within serde_json's recursion limit (128) is served, past it the
-//!   value cannot be read: in arguments → 200, `-32602`; in `_meta` → 400, `-32602`; in `id` →
-//!   400, `-32600`; a whole body of nested arrays → 400, `-32600` (an array: no batches).
+//! - **Duplicate JSON keys** are refused, named in the message: in the envelope → 400, `-32600`
+//!   without `id`; in `params`, a member the checks before the method read (`_meta`, `name`,
+//!   `uri`) → 400, `-32602`, any other → 200, `-32602` (the method's error); a field twice in
+//!   typed tool arguments → a tool execution error. Where values are kept as maps (the answers
+//!   of `inputResponses`, other `_meta` keys) the last one wins (serde_json's `Map`).
+//! - **Huge values** within the body limit are served, or refused by the method with its own
+//!   error (a URI past the 8 KiB template-matching limit → resource not found, 200, `-32602`).
+//! - **Deep nesting** within serde_json's recursion limit (128) is served; past it a value that
+//!   must be read cannot be: an argument the tool reads → tool execution error, beside a
+//!   mirrored or schema-checked argument → 200, `-32602`, in prompt arguments → 200, `-32602`,
+//!   in `_meta` → 400, `-32602`, as the `id` → 400, `-32600`; a member nobody reads is skipped
+//!   without recursion (served); a body of nested arrays or objects → 400, `-32600`.
 //! - **Oversized bodies**: over the limit (declared or read) → 413, `-32600`, no `id`; a
 //!   declared `Content-Length` larger than the body sent before the client closes its side →
 //!   400, `-32600` (the body could not be read); a malformed `Content-Length` → 400 from the
