@@ -81,7 +81,9 @@ async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
     let headers = headers_for(&tool_call("ping"));
     let resp = post(&http.url(), &headers, text.clone()).await;
     assert_eq!(resp.status, StatusCode::BAD_REQUEST);
-    assert_eq!(response_of(&resp)["error"]["code"], -32600);
+    // The envelope is readable: its params are what is invalid, and the id is answered.
+    assert_eq!(response_of(&resp)["error"]["code"], -32602);
+    assert_eq!(response_of(&resp)["id"], 1);
     assert!(body.is_null() || body.is_object());
 
     let long = "x".repeat(9000);
@@ -103,7 +105,7 @@ async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
     let resp = post_json(&http.url(), &tool_call("ping")).await;
     assert_eq!(response_of(&resp)["result"]["content"][0]["text"], "pong");
 
-    // At the default (64), a deeper argument is refused too, whatever carries it.
+    // At the default (128), a deeper argument is refused too, whatever carries it.
     let http = spawn_http(server(Limits::default(), Arc::new(Semaphore::new(0)))).await;
     let deeper = format!("{}1{}", "[".repeat(200), "]".repeat(200));
     let text = format!(
@@ -112,12 +114,11 @@ async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
     );
     let resp = post(&http.url(), &headers_for(&tool_call("ping")), text).await;
     assert_eq!(resp.status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        response_of(&resp)["error"]["code"],
-        -32600,
-        "{}",
-        response_of(&resp)
-    );
+    assert_eq!(response_of(&resp)["error"]["code"], -32602);
+    // A body that is nothing but nesting has no readable envelope: `-32600`, no id.
+    let resp = post(&http.url(), &headers_for(&tool_call("ping")), deeper).await;
+    assert_eq!(response_of(&resp)["error"]["code"], -32600);
+    assert!(response_of(&resp).get("id").is_none());
     let resp = post_json(&http.url(), &tool_call("ping")).await;
     assert_eq!(resp.status, StatusCode::OK);
 }

@@ -136,7 +136,7 @@ impl Default for Config {
 ///
 /// | limit | default | past it |
 /// |---|---|---|
-/// | JSON nesting depth of a message (checked before it is parsed) | 64 | `-32600` (HTTP 400) |
+/// | JSON nesting depth of a message (checked before it is parsed) | 128, the JSON reader's own limit | `-32602` with the id when the envelope is readable, else `-32600` (HTTP 400) |
 /// | bytes of an id, a name, a URI, a cursor, a completion value | 8 KiB | `-32602` |
 /// | requests served at once | 1024 | `-32603` "server busy" (HTTP 503, `Retry-After: 1`) |
 /// | `subscriptions/listen` streams open at once | 256 | same |
@@ -167,7 +167,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            depth: 64,
+            depth: 128,
             string_bytes: 8 * 1024,
             concurrent_requests: 1024,
             listen_streams: 256,

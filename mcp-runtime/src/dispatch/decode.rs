@@ -97,6 +97,9 @@ enum ToolsCallMethod {
 /// method, an escape where a borrow is expected, any malformation), which the general reader
 /// then reads and reports in the pipeline's order.
 fn read_tool_call(text: &str) -> Option<ClientRequest<'_>> {
+    if !is_object(text) {
+        return None;
+    }
     let env: ToolCallEnvelope<'_> = serde_json::from_str(text).ok()?;
     let ToolsCallMethod::ToolsCall = env.method;
     if env.jsonrpc != "2.0" || env.result.is_some() || env.error.is_some() {
@@ -134,13 +137,25 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 
 /// The general reader.
 fn read_message(text: &str) -> Result<ClientMessage<'_>, Rejection> {
-    let env: Envelope<'_> = serde_json::from_str(text).map_err(|e| {
-        let error = if serde_json::from_str::<IgnoredAny>(text).is_err() {
-            McpError::new(codes::PARSE_ERROR, format!("Parse error: {e}"))
+    // serde's derived structs also read a JSON array, member by member: an array must not pass
+    // for an envelope (`["2.0", 1, "tools/list", {…}]` is no request).
+    let read = if is_object(text) {
+        serde_json::from_str::<Envelope<'_>>(text).map_err(|e| e.to_string())
+    } else {
+        Err("expected a JSON object".to_owned())
+    };
+    let env = read.map_err(|e| {
+        let error = if let Err(parse) = serde_json::from_str::<IgnoredAny>(text) {
+            McpError::new(codes::PARSE_ERROR, format!("Parse error: {parse}"))
         } else if text.trim_start().starts_with('[') {
             McpError::new(
                 codes::INVALID_REQUEST,
                 "Invalid Request: batches are not supported; send one JSON-RPC message per request",
+            )
+        } else if e.starts_with("duplicate field") {
+            McpError::new(
+                codes::INVALID_REQUEST,
+                format!("Invalid Request: {e}; each member of a JSON-RPC message appears once"),
             )
         } else {
             McpError::new(
@@ -213,6 +228,12 @@ fn read_message(text: &str) -> Result<ClientMessage<'_>, Rejection> {
     Ok(ClientMessage::Request(ClientRequest::new(id, meta, params)))
 }
 
+/// Whether the JSON text is an object (its first non-whitespace byte opens one).
+fn is_object(text: &str) -> bool {
+    text.trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+}
+
 /// What is read of params that do not have their method's shape: `_meta`, and the name the
 /// `Mcp-Name` header mirrors.
 struct Head {
@@ -243,7 +264,16 @@ fn read_head(params: Option<&RawValue>) -> Result<Head, McpError> {
     if !raw.get().starts_with('{') {
         return Err(not_an_object());
     }
-    let lenient: Lenient<'_> = serde_json::from_str(raw.get()).map_err(|_| not_an_object())?;
+    let lenient: Lenient<'_> = serde_json::from_str(raw.get()).map_err(|e| {
+        let e = e.to_string();
+        if e.starts_with("duplicate field") {
+            McpError::invalid_params(format!(
+                "Invalid params: {e}; each member of `params` appears once"
+            ))
+        } else {
+            not_an_object()
+        }
+    })?;
     let meta = match lenient.meta {
         None => None,
         Some(v) => Some(
@@ -369,5 +399,64 @@ fn raw_id(raw: &RawValue) -> Option<RequestId> {
         Some(b'"') => raw_string(raw).map(|s| RequestId::String(s.into_owned())),
         Some(b'-' | b'0'..=b'9') => text.parse::<i64>().ok().map(RequestId::Number),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected(body: &str) -> Rejection {
+        match decode(body.as_bytes()) {
+            Err(r) => r,
+            Ok(m) => panic!("{body} was read as {m:?}"),
+        }
+    }
+
+    /// Found by the fuzzer: serde's derived structs read a JSON array member by member, so an
+    /// array passed for an envelope (and a tools/call array was even served).
+    #[test]
+    fn an_array_is_no_envelope() {
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        for body in [
+            "[null,0]".to_owned(),
+            format!(r#"["2.0",1,"tools/list",{{"_meta":{meta}}}]"#),
+            format!(r#" ["2.0",1,"tools/call",{{"name":"echo","_meta":{meta}}}]"#),
+        ] {
+            let r = rejected(&body);
+            assert_eq!(r.error.code(), codes::INVALID_REQUEST, "{body}");
+            assert_eq!(r.id, None, "{body}");
+            assert!(r.error.message().contains("batches"), "{body}");
+            assert!(decode_tool_call(body.as_bytes()).is_none());
+        }
+        let r = rejected("[1,");
+        assert_eq!(r.error.code(), codes::PARSE_ERROR);
+        assert!(
+            !r.error.message().contains("object"),
+            "{}",
+            r.error.message()
+        );
+    }
+
+    /// A member given twice is named in the error.
+    #[test]
+    fn duplicate_members_are_named() {
+        let r = rejected(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#);
+        assert_eq!(r.error.code(), codes::INVALID_REQUEST);
+        assert!(
+            r.error.message().contains("duplicate field `id`"),
+            "{:?}",
+            r.error
+        );
+        let r = rejected(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
+        );
+        assert_eq!(r.error.code(), codes::INVALID_PARAMS);
+        assert_eq!(r.id, Some(RequestId::Number(1)));
+        assert!(
+            r.error.message().contains("duplicate field `name`"),
+            "{:?}",
+            r.error
+        );
     }
 }

@@ -55,6 +55,16 @@ pub(super) fn check_depth(body: &[u8], max: usize) -> Result<(), McpError> {
     Ok(())
 }
 
+/// The id of a message refused before it was read, when it can be read alone (the JSON
+/// reader's own depth limit still applies: a message nested past it has no readable id).
+pub(super) fn readable_id(body: &[u8]) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<RequestId>,
+    }
+    serde_json::from_slice::<IdOnly>(body).ok()?.id
+}
+
 /// Refuses an id, name, URI, cursor or completion value longer than the limit, with `-32602`.
 pub(super) fn check_strings(request: &ClientRequest<'_>, limits: &Limits) -> Result<(), McpError> {
     let max = limits.string_bytes;

@@ -133,9 +133,18 @@ impl Dispatcher {
         let read_at = self.config.metrics.then(Instant::now);
         let limits = &self.config.limits;
         if let Err(error) = limits::check_depth(body, limits.depth) {
-            let rejection = Rejection::new(None, error);
+            // Only `params` nests in a request: when its envelope can be read, they are the
+            // invalid part (`-32602`); otherwise the message is no request (`-32600`).
+            let id = limits::readable_id(body);
+            let error = match id {
+                Some(_) => McpError::invalid_params(
+                    error.message().replace("Invalid Request", "Invalid params"),
+                ),
+                None => error,
+            };
+            let rejection = Rejection::new(id.clone(), error);
             self.rejected(None, &rejection, ingress.transport, read_at);
-            return Handled::Call(Call::ready(None, rejection.into_response()));
+            return Handled::Call(Call::ready(id, rejection.into_response()));
         }
         let request = match decode::decode(body) {
             Err(rejection) => {

@@ -123,12 +123,17 @@ pub struct CompletionContext {
 #[non_exhaustive]
 pub struct CompleteRequestParams {
     /// What is completed.
-    #[serde(rename = "ref")]
+    #[serde(rename = "ref", deserialize_with = "super::object::object")]
     pub reference: CompletionReference,
     /// The argument.
+    #[serde(deserialize_with = "super::object::object")]
     pub argument: CompletionArgument,
     /// Context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "super::object::optional_object",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub context: Option<CompletionContext>,
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -208,7 +213,7 @@ pub struct SubscriptionFilter {
 #[non_exhaustive]
 pub struct SubscriptionsListenRequestParams {
     /// What to listen for.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::object::object")]
     pub notifications: SubscriptionFilter,
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

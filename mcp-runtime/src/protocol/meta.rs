@@ -383,8 +383,16 @@ impl<'de> serde::de::Visitor<'de> for RequestMetaVisitor {
                                 _ => std::borrow::Cow::Owned(v.into_owned()),
                             })
                 }
-                CLIENT_CAPABILITIES_KEY => meta.client_capabilities = map.next_value()?,
-                CLIENT_INFO_KEY => meta.client_info = map.next_value()?,
+                CLIENT_CAPABILITIES_KEY => {
+                    meta.client_capabilities = map
+                        .next_value::<Option<super::object::Object<_>>>()?
+                        .map(|o| o.0);
+                }
+                CLIENT_INFO_KEY => {
+                    meta.client_info = map
+                        .next_value::<Option<super::object::Object<_>>>()?
+                        .map(|o| o.0);
+                }
                 LOG_LEVEL_KEY => meta.log_level = map.next_value()?,
                 "progressToken" => meta.progress_token = map.next_value()?,
                 _ => {

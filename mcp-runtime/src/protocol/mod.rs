@@ -23,6 +23,7 @@ mod messages;
 pub(crate) mod meta;
 mod method;
 mod mrtr;
+mod object;
 mod prompts;
 mod request;
 mod resources;

@@ -94,11 +94,25 @@ impl Arguments {
     }
 
     /// The arguments as a JSON value (an object), built on first use.
+    ///
+    /// The runtime builds the tree of every call whose tool mirrors arguments into headers or
+    /// validates them against a schema, and refuses the call (`-32602`) when it cannot be built
+    /// (a value nested deeper than serde_json's recursion limit, a number out of range, a lone
+    /// surrogate escape). Otherwise such text reads as an empty object here: use
+    /// [`parse`](Self::parse), which reports the problem.
     pub fn as_value(&self) -> &Value {
         self.tree.get_or_init(|| {
-            // The text was read by serde_json as one object, so this cannot fail.
             serde_json::from_str(&self.raw).unwrap_or_else(|_| Value::Object(Map::new()))
         })
+    }
+
+    /// The arguments as a JSON value, or why the text cannot be read as one.
+    pub(crate) fn try_value(&self) -> Result<&Value, String> {
+        if let Some(tree) = self.tree.get() {
+            return Ok(tree);
+        }
+        let tree: Value = serde_json::from_str(&self.raw).map_err(|e| e.to_string())?;
+        Ok(self.tree.get_or_init(|| tree))
     }
 
     /// The arguments as a JSON object, built on first use.

@@ -99,10 +99,23 @@ impl TransportChecks for HeaderChecks<'_> {
             let Some(value) = value.filter(|v| !v.is_null()) else {
                 continue;
             };
-            let header = self.headers.iter().find_map(|(name, value)| {
-                (name.as_str().strip_prefix("mcp-param-") == Some(h.lower.as_str()))
-                    .then_some(value)
-            });
+            let mut seen = Seen::Absent;
+            for (name, value) in self.headers {
+                if name.as_str().strip_prefix("mcp-param-") == Some(h.lower.as_str()) {
+                    seen.add(value);
+                }
+            }
+            let header = match seen {
+                Seen::Absent => None,
+                Seen::Once(value) => Some(value),
+                // Two values: an intermediary may route on the other one.
+                Seen::Repeated => {
+                    return Err(McpError::header_mismatch(format!(
+                        "Header mismatch: Mcp-Param-{} is given more than once",
+                        h.name
+                    )));
+                }
+            };
             let Some(raw) = header else {
                 return Err(McpError::header_mismatch(format!(
                     "Header mismatch: Mcp-Param-{} is required because argument `{}` is present",
@@ -354,6 +367,16 @@ mod tests {
             )
             .is_err()
         );
+        // Found by the hostile-input suite: a repeated header was read by its first value.
+        let twice = vec![
+            ("region".to_owned(), "us-west1".to_owned()),
+            ("region".to_owned(), "eu".to_owned()),
+            ("count".to_owned(), "42".to_owned()),
+            ("flag".to_owned(), "true".to_owned()),
+        ];
+        let err = check(&declared, args, &twice).unwrap_err();
+        assert_eq!(err.code(), -32020);
+        assert!(err.message().contains("more than once"), "{err:?}");
         let empty = Map::new();
         assert!(
             check(&declared, &empty, &[]).is_ok(),

@@ -13,7 +13,7 @@
 //! | `Accept` admits JSON or SSE | | 406 | `-32600` |
 //! | body within the limit | | 413 | `-32600` |
 //! | body parses | invalid JSON / not one request object | 400 | `-32700` / `-32600` |
-//! | nesting within `Limits::depth` (checked before parsing) | | 400 | `-32600` |
+//! | nesting within `Limits::depth` (checked before parsing) | | 400 | `-32602` (`-32600` without a readable envelope) |
 //! | ids, names, URIs, cursors within `Limits::string_bytes` | | 400 | `-32602` |
 //! | notification | accepted | 202 | – |
 //! | `params` is an object, `_meta` has version and capabilities | | 400 | `-32602` |
