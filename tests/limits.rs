@@ -341,3 +341,36 @@ async fn graceful_shutdown_does_not_wait_past_its_bound_for_a_hung_handler() {
         "not much longer ({took:?})"
     );
 }
+
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_gets_408() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let options = HttpOptions::default().body_timeout(Duration::from_millis(300));
+    let http = spawn_http_with(
+        server(Limits::default(), Arc::new(Semaphore::new(0))),
+        options,
+    )
+    .await;
+    let mut s = tokio::net::TcpStream::connect(http.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\":"
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    let at = Instant::now();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !String::from_utf8_lossy(&answer).contains("\r\n\r\n") {
+        let n = within("the 408", s.read(&mut buf)).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(at.elapsed() >= Duration::from_millis(250));
+    // The server goes on.
+    let resp = post_json(&http.url(), &tool_call("ping")).await;
+    assert_eq!(resp.status, StatusCode::OK);
+}

@@ -66,6 +66,7 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
         "metrics" => builder.metrics(true).build(),
         "auth" => builder
             .require_scopes(PrimitiveKind::Tool, "add", ["calc"])
+            .list_changed(true)
             .build(),
         other => Err(mcp_runtime::BuildError::Invalid {
             kind: "setting",

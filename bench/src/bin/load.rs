@@ -1,6 +1,7 @@
 //! A bounded load test on loopback: the protected study server (`mcp-bench-ours --observe
 //! auth`: OAuth, `add` needing a scope) under many concurrent clients for a fixed time, mixing
-//! authenticated `tools/call`s (mostly with tokens seen before, every 50th with a new one),
+//! authenticated `tools/call`s (each client's own token, and every 50th call one of its 100
+//! users' tokens: verified the first time, cached after),
 //! MRTR rounds (`input_required`, then the retry with its `requestState`) and
 //! `subscriptions/listen` streams opened, held and closed.
 //!
@@ -19,6 +20,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+/// Users (distinct tokens) each client switches between.
+const USERS_PER_CLIENT: usize = 100;
 
 #[derive(Default)]
 struct Counts {
@@ -99,6 +103,10 @@ fn client(
 ) {
     let token = calc_token(1 + n);
     let call = add_call(false).with_token(&token);
+    // This client's users, each with a token minted once (tokens live for an hour).
+    let users: Vec<Request> = (0..USERS_PER_CLIENT)
+        .map(|u| add_call(false).with_token(&calc_token(1_000_000 + n * USERS_PER_CLIENT + u)))
+        .collect();
     let first = mrtr_first().with_token(&token);
     let mut conn = match Conn::connect(port) {
         Ok(c) => c,
@@ -150,10 +158,10 @@ fn client(
                 }
             }
         } else if fresh_every > 0 && i % fresh_every == 1 {
-            // A token the server has never seen: its signature is checked.
-            let fresh = calc_token(1_000_000 + n * 100_000 + i as usize);
-            let req = add_call(false).with_token(&fresh);
-            if let Some(r) = exchange(&req, counts)
+            // Another of this client's 100 users: its token is verified (signature, claims) the
+            // first time the server sees it, and found in the cache after that.
+            let user = (i / fresh_every) as usize % USERS_PER_CLIENT;
+            if let Some(r) = exchange(&users[user], counts)
                 && r.body.contains(r#""text":"42""#)
             {
                 counts.first_sights.fetch_add(1, Ordering::Relaxed);
@@ -303,10 +311,11 @@ fn main() {
         open.load(Ordering::Relaxed)
     );
     println!(
-        "requests answered correctly: {total} ({:.0}/s): {} calls with a known token, {} with a new token, {} MRTR rounds (2 requests each); {} listen streams opened, acknowledged and closed",
+        "requests answered correctly: {total} ({:.0}/s): {} calls with the client's token, {} with one of {} user tokens, {} MRTR rounds (2 requests each); {} listen streams opened, acknowledged and closed",
         total as f64 / elapsed,
         c.calls.load(Ordering::Relaxed),
         c.first_sights.load(Ordering::Relaxed),
+        clients * USERS_PER_CLIENT,
         c.mrtr_rounds.load(Ordering::Relaxed),
         c.streams.load(Ordering::Relaxed),
     );
@@ -319,6 +328,14 @@ fn main() {
         rss_last / 1024.0,
         drift * 100.0
     );
+    if std::env::var_os("MCP_LOAD_RSS").is_some() {
+        let curve: Vec<String> = samples
+            .iter()
+            .step_by(4)
+            .map(|(t, kib)| format!("{t:.0}s:{:.1}", *kib as f64 / 1024.0))
+            .collect();
+        println!("RSS MiB over time: {}", curve.join(" "));
+    }
     let ok = errors == 0 && crossed == 0 && drift.abs() <= 0.10 && total > 0;
     println!("{}", if ok { "PASS" } else { "FAIL" });
     if !ok {

@@ -12,6 +12,7 @@
 //! | `Content-Type` is `application/json` (`negotiate`) | | 415 | `-32600` |
 //! | `Accept` admits JSON or SSE | | 406 | `-32600` |
 //! | body within the limit | | 413 | `-32600` |
+//! | body read within `body_timeout` (slow senders) | | 408 | `-32600` |
 //! | body parses | invalid JSON / not one request object | 400 | `-32700` / `-32600` |
 //! | nesting within `Limits::depth` (checked before parsing) | | 400 | `-32602` (`-32600` without a readable envelope) |
 //! | ids, names, URIs, cursors within `Limits::string_bytes` | | 400 | `-32602` |
@@ -52,6 +53,7 @@ use http::{HeaderValue, StatusCode, header};
 use std::future::{Future, IntoFuture as _};
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 struct Endpoint {
     dispatcher: Arc<Dispatcher>,
@@ -250,7 +252,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             Err(why) => {
                 // The challenge names the scopes of the operation, when the body says which.
                 let scopes = match negotiate::content_type_ok(&parts.headers) {
-                    true => match read_body(body, options.body_limit).await {
+                    true => match read_body(body, options.body_limit, options.body_timeout).await {
                         Ok(bytes) => endpoint.dispatcher.scopes_needed(&bytes),
                         Err(_) => Vec::new(),
                     },
@@ -288,7 +290,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             "Not Acceptable: accept application/json and text/event-stream",
         );
     }
-    let bytes = match read_body(body, options.body_limit).await {
+    let bytes = match read_body(body, options.body_limit, options.body_timeout).await {
         Ok(b) => b,
         Err(response) => return response,
     };
@@ -328,7 +330,20 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
 
 /// Reads the whole body, refusing more than `limit` bytes (413; a declared `Content-Length`
 /// above the limit is refused before reading).
-async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
+async fn read_body(body: Body, limit: usize, within: Duration) -> Result<Bytes, Response> {
+    match tokio::time::timeout(within, read_body_now(body, limit)).await {
+        Ok(read) => read,
+        Err(_) => Err(transport_error(
+            StatusCode::REQUEST_TIMEOUT,
+            &format!(
+                "Request Timeout: the body did not arrive within {} ms",
+                within.as_millis()
+            ),
+        )),
+    }
+}
+
+async fn read_body_now(body: Body, limit: usize) -> Result<Bytes, Response> {
     let too_large = || {
         transport_error(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -24,6 +24,7 @@ pub struct HttpOptions {
     pub(super) hosts: Vec<String>,
     pub(super) origins: Vec<String>,
     pub(super) body_limit: usize,
+    pub(super) body_timeout: Duration,
     pub(super) keepalive: Duration,
     pub(super) auth: Option<ResourceServer>,
     pub(super) rate: Option<(u32, Duration)>,
@@ -38,6 +39,7 @@ impl Default for HttpOptions {
             hosts: Vec::new(),
             origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
+            body_timeout: Duration::from_secs(30),
             keepalive: Duration::from_secs(15),
             auth: None,
             rate: None,
@@ -54,6 +56,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("hosts", &self.hosts)
             .field("origins", &self.origins)
             .field("body_limit", &self.body_limit)
+            .field("body_timeout", &self.body_timeout)
             .field("keepalive", &self.keepalive)
             .field("auth", &self.auth)
             .field("rate", &self.rate)
@@ -83,6 +86,12 @@ impl HttpOptions {
     /// Largest accepted body in bytes (default 4 MiB); larger bodies get 413.
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
+        self
+    }
+    /// Longest time the body of a request may take to arrive (default 30 s); a slower one gets
+    /// 408, so that a client sending a few bytes at a time cannot hold a request open.
+    pub fn body_timeout(mut self, within: Duration) -> Self {
+        self.body_timeout = within;
         self
     }
     /// Interval of keep-alive comments on SSE streams that wait (default 15 s), so that proxies
