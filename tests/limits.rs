@@ -352,10 +352,8 @@ async fn a_body_that_does_not_arrive_in_time_gets_408() {
     )
     .await;
     let mut s = tokio::net::TcpStream::connect(http.addr).await.unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-         Accept: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\":"
-    );
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":";
     s.write_all(head.as_bytes()).await.unwrap();
     let at = Instant::now();
     let mut answer = Vec::new();
