@@ -1,7 +1,7 @@
 //! Who is calling: the identity an authentication layer attached to the request.
 
 use serde_json::{Map, Value};
-use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 /// The authenticated caller of a request: what a [`TokenVerifier`](crate::auth::TokenVerifier)
 /// read from its access token. A handler takes it as a parameter (`caller: Caller`, or
@@ -16,7 +16,7 @@ use std::borrow::Cow;
 /// assert!(caller.has_scope("docs:read"));
 /// assert_eq!(caller.claim("tenant").unwrap(), "acme");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Caller {
     /// Stable subject identifier (the token's `sub`).
@@ -27,7 +27,21 @@ pub struct Caller {
     pub scopes: Vec<String>,
     /// Every claim of the token (or whatever the verifier chose to keep).
     pub claims: Map<String, Value>,
+    /// What a `requestState` is bound to, made once (a verified token's caller is cached and
+    /// serves every request that shows the token).
+    key: OnceLock<Arc<str>>,
 }
+
+impl PartialEq for Caller {
+    fn eq(&self, other: &Self) -> bool {
+        self.subject == other.subject
+            && self.issuer == other.issuer
+            && self.scopes == other.scopes
+            && self.claims == other.claims
+    }
+}
+
+impl Eq for Caller {}
 
 impl Caller {
     /// A caller with no scopes and no claims.
@@ -69,10 +83,12 @@ impl Caller {
     }
     /// What a `requestState` is bound to: the subject, qualified by its issuer (two issuers may
     /// hand out the same subject).
-    pub(crate) fn binding_key(&self) -> Cow<'_, str> {
-        match &self.issuer {
-            None => Cow::Borrowed(&self.subject),
-            Some(iss) => Cow::Owned(format!("{iss}\n{}", self.subject)),
-        }
+    pub(crate) fn binding_key(&self) -> Arc<str> {
+        self.key
+            .get_or_init(|| match &self.issuer {
+                None => Arc::from(self.subject.as_str()),
+                Some(iss) => Arc::from(format!("{iss}\n{}", self.subject)),
+            })
+            .clone()
     }
 }

@@ -50,14 +50,14 @@ impl Dispatcher {
     fn open_input(&self, cx: &RequestContext, round: Round<'_>) -> Result<(), McpError> {
         let responses = Responses::read(round.responses);
         let method = round.method.name();
-        let caller_key = cx.caller().map(|c| c.binding_key());
-        let caller = caller_key.as_deref();
+        let caller = cx.caller().map(|c| c.binding_key());
         let (binding, previous) = match round.state {
             None => (
                 LazyBinding::later(method, round.name, round.arguments, caller),
                 None,
             ),
             Some(token) => {
+                let caller = caller.as_deref();
                 let mut binding = Binding::as_sent(method, &round.name, &round.arguments, caller);
                 let previous = self
                     .sealer

@@ -2,8 +2,8 @@
 //! how it refuses.
 
 use super::BoxFuture;
-use super::primitive::PrimitiveKind;
-use super::tool::Arguments;
+use super::arguments::Arguments;
+use super::kind::PrimitiveKind;
 use crate::context::Caller;
 use std::future::Future;
 use std::sync::Arc;
@@ -184,3 +184,25 @@ impl Requirement {
         }
     }
 }
+
+/// The builder methods of every primitive's requirement (`Tool`, `Resource`,
+/// `ResourceTemplate`, `Prompt` hold it in their `access` field).
+macro_rules! access_setters {
+    () => {
+        /// Requires these OAuth scopes of the caller (all of them): a caller without them does
+        /// not see it listed, and is refused with a challenge naming them (HTTP 401 without a
+        /// token, 403 `insufficient_scope` with one).
+        pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+            self.access.add_scopes(scopes);
+            self
+        }
+        /// A custom authorization check, run (after the scopes are checked) before every use
+        /// and for every listing: a refused caller does not see it listed, and it never runs
+        /// for them.
+        pub fn authorize(mut self, check: $crate::registry::AccessCheck) -> Self {
+            self.access.check = Some(check);
+            self
+        }
+    };
+}
+pub(super) use access_setters;

@@ -3,9 +3,11 @@
 //! are served from.
 
 mod access;
+mod arguments;
 mod catalog;
 mod complete;
 mod headers;
+mod kind;
 mod output;
 mod primitive;
 mod prompt;
@@ -15,23 +17,25 @@ mod tool;
 
 pub(crate) use access::Requirement;
 pub use access::{AccessCheck, AccessRequest, Denied, Purpose};
+pub use arguments::Arguments;
 pub(crate) use catalog::Catalog;
 pub use complete::{Completer, CompletionRequest};
 #[cfg(test)]
 pub(crate) use headers::collect as collect_param_headers;
 pub(crate) use headers::{HeaderKind, ParamHeader};
+pub use kind::PrimitiveKind;
 pub use output::*;
 pub(crate) use primitive::Items;
 pub use primitive::{
     Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Primitive,
-    PrimitiveKind, Registration,
+    Registration,
 };
 pub use prompt::{Prompt, PromptGet};
 pub(crate) use resource::ResourceFn;
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub(crate) use snapshot::{NameIndex, PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
-pub use tool::{Arguments, NoArguments, Tool, ToolCall, parse_arguments};
+pub use tool::{NoArguments, Tool, ToolCall, parse_arguments};
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,31 +1,12 @@
 //! The four kinds of primitive a server registers, what converts into each, what the macros
 //! submit at link time, and the unvalidated collection a registry snapshot is built from.
 
+use super::kind::PrimitiveKind;
 use super::prompt::Prompt;
 use super::resource::{Resource, ResourceTemplate};
 use super::tool::Tool;
 use crate::error::SourceLocation;
 use std::any::TypeId;
-
-/// The kind of a registered primitive, for run-time changes.
-///
-/// ```
-/// use mcp_runtime::{PrimitiveKind, Server};
-/// let server = Server::builder().build().unwrap();
-/// assert!(!server.remove(PrimitiveKind::Prompt, "absent").unwrap());
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum PrimitiveKind {
-    /// A tool (keyed by name).
-    Tool,
-    /// A fixed resource (keyed by URI).
-    Resource,
-    /// A resource template (keyed by its template).
-    ResourceTemplate,
-    /// A prompt (keyed by name).
-    Prompt,
-}
 
 /// One item for [`ServerBuilder::register`](crate::ServerBuilder::register) and
 /// [`Server::add`](crate::Server::add): a tool, resource, template or prompt.

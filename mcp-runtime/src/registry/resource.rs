@@ -1,7 +1,7 @@
 //! Resource and resource template definitions.
 
 use super::BoxFuture;
-use super::access::{AccessCheck, Requirement};
+use super::access::Requirement;
 use super::complete::Completer;
 use super::output::{IntoResourceResult, ResourceOutcome};
 use crate::config::CacheHint;
@@ -91,19 +91,7 @@ macro_rules! common_setters {
             self.asks_input = true;
             self
         }
-        /// Requires these OAuth scopes of the caller (all of them): a caller without them does not
-        /// see it listed, and is refused with a challenge naming them (HTTP 401 without a token,
-        /// 403 `insufficient_scope` with one).
-        pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
-            self.access.add_scopes(scopes);
-            self
-        }
-        /// A custom authorization check, run (after the scopes are checked) before every use and
-        /// for every listing: a refused caller does not see it listed, and it never runs for them.
-        pub fn authorize(mut self, check: AccessCheck) -> Self {
-            self.access.check = Some(check);
-            self
-        }
+        super::access::access_setters!();
     };
 }
 

@@ -3,7 +3,8 @@
 
 use super::access::Requirement;
 use super::headers::{ParamHeader, collect as collect_param_headers};
-use super::primitive::{Items, PrimitiveKind};
+use super::kind::PrimitiveKind;
+use super::primitive::Items;
 use super::prompt::{Prompt, PromptFn};
 use super::resource::{Resource, ResourceFn, ResourceTemplate};
 use super::tool::{Tool, ToolHandler};

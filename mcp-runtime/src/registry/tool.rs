@@ -1,10 +1,11 @@
 //! Tool definitions.
 
 use super::BoxFuture;
-use super::access::{AccessCheck, Requirement};
+use super::access::Requirement;
+use super::arguments::Arguments;
 use super::output::{IntoToolResult, ToolOutcome};
 use crate::context::{RequestContext, StateNeed};
-use crate::error::{McpError, SourceLocation, without_position};
+use crate::error::{McpError, SourceLocation};
 use crate::protocol::{CallToolResult, Icon, ToolAnnotations, ToolInfo};
 use crate::schema;
 use serde::de::DeserializeOwned;
@@ -28,162 +29,6 @@ impl ToolCall {
     /// Deserializes the arguments into `T` (see [`Arguments::parse`]).
     pub fn parse_arguments<T: DeserializeOwned>(&self) -> Result<T, String> {
         self.arguments.parse()
-    }
-}
-
-/// The `arguments` object of a `tools/call`, kept as the JSON text the client sent.
-///
-/// Typed handlers deserialize it once, straight from the text ([`Arguments::parse`]); a JSON
-/// tree is only built when something asks for one ([`Arguments::get`], indexing,
-/// [`Arguments::as_map`]), and then only once.
-///
-/// ```
-/// use mcp_runtime::Arguments;
-/// #[derive(serde::Deserialize)]
-/// struct Add { a: i64, b: i64 }
-/// let args = Arguments::from_json(r#"{"a": 40, "b": 2}"#).unwrap();
-/// let add: Add = args.parse().unwrap();
-/// assert_eq!(add.a + add.b, 42);
-/// assert_eq!(args["a"], 40);
-/// assert!(args.get("c").is_none());
-/// assert_eq!(Arguments::from_json("[1]").unwrap_err(), "the arguments must be a JSON object");
-/// ```
-pub struct Arguments {
-    raw: Arc<str>,
-    tree: std::sync::OnceLock<Value>,
-}
-
-impl Arguments {
-    /// Arguments from the JSON text of an object (the text is kept as given).
-    pub fn from_json(json: impl Into<Arc<str>>) -> Result<Arguments, String> {
-        let raw = json.into();
-        match serde_json::from_str::<Value>(&raw) {
-            Ok(Value::Object(map)) => {
-                let tree = std::sync::OnceLock::new();
-                let _ = tree.set(Value::Object(map));
-                Ok(Arguments { raw, tree })
-            }
-            Ok(_) => Err("the arguments must be a JSON object".into()),
-            Err(e) => Err(format!("the arguments are not valid JSON: {e}")),
-        }
-    }
-
-    /// Arguments whose text is known to be one JSON object (read by serde_json as a raw value
-    /// whose first byte is `{`).
-    pub(crate) fn from_raw_object(raw: Arc<str>) -> Arguments {
-        Arguments {
-            raw,
-            tree: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// No arguments: `{}`.
-    pub fn empty() -> Arguments {
-        static EMPTY: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("{}"));
-        Arguments::from_raw_object(EMPTY.clone())
-    }
-
-    /// The JSON text as the client sent it.
-    pub fn json(&self) -> &str {
-        &self.raw
-    }
-
-    /// The text, shared (for bindings that outlive the call).
-    pub(crate) fn shared_json(&self) -> Arc<str> {
-        self.raw.clone()
-    }
-
-    /// The arguments as a JSON value (an object), built on first use.
-    ///
-    /// The runtime builds the tree of every call whose tool mirrors arguments into headers or
-    /// validates them against a schema, and refuses the call (`-32602`) when it cannot be built
-    /// (a value nested deeper than serde_json's recursion limit, a number out of range, a lone
-    /// surrogate escape). Otherwise such text reads as an empty object here: use
-    /// [`parse`](Self::parse), which reports the problem.
-    pub fn as_value(&self) -> &Value {
-        self.tree.get_or_init(|| {
-            serde_json::from_str(&self.raw).unwrap_or_else(|_| Value::Object(Map::new()))
-        })
-    }
-
-    /// The arguments as a JSON value, or why the text cannot be read as one.
-    pub(crate) fn try_value(&self) -> Result<&Value, String> {
-        if let Some(tree) = self.tree.get() {
-            return Ok(tree);
-        }
-        let tree: Value = serde_json::from_str(&self.raw).map_err(|e| e.to_string())?;
-        Ok(self.tree.get_or_init(|| tree))
-    }
-
-    /// The arguments as a JSON object, built on first use.
-    pub fn as_map(&self) -> &Map<String, Value> {
-        static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
-        self.as_value().as_object().unwrap_or(&EMPTY)
-    }
-
-    /// The argument named `key`.
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.as_map().get(key)
-    }
-
-    /// Deserializes the arguments into `T`, straight from the text. The error names the path of
-    /// the offending value (`` `a.b`: invalid type: ... ``) in JSON terms.
-    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, String> {
-        match serde_json::from_str(&self.raw) {
-            Ok(v) => Ok(v),
-            // Rare: parse again, tracking the path, to say where.
-            Err(_) => {
-                let mut de = serde_json::Deserializer::from_str(&self.raw);
-                match serde_path_to_error::deserialize::<_, T>(&mut de) {
-                    Ok(v) => Ok(v),
-                    Err(e) => {
-                        let path = e.path().to_string();
-                        let inner = e.into_inner();
-                        let message = without_position(&inner);
-                        let message = json_terms(&message);
-                        if path.is_empty() || path == "." {
-                            Err(message)
-                        } else {
-                            Err(format!("`{path}`: {message}"))
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-impl std::ops::Index<&str> for Arguments {
-    type Output = Value;
-    /// The argument named `key`, or `null` when absent (like indexing a `serde_json::Value`).
-    fn index(&self, key: &str) -> &Value {
-        static NULL: Value = Value::Null;
-        self.get(key).unwrap_or(&NULL)
-    }
-}
-
-impl std::fmt::Debug for Arguments {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.raw)
-    }
-}
-
-impl Clone for Arguments {
-    fn clone(&self) -> Self {
-        Arguments {
-            raw: self.raw.clone(),
-            tree: self.tree.clone(),
-        }
-    }
-}
-
-impl From<Map<String, Value>> for Arguments {
-    fn from(map: Map<String, Value>) -> Self {
-        let value = Value::Object(map);
-        let tree = std::sync::OnceLock::new();
-        let raw = Arc::from(value.to_string());
-        let _ = tree.set(value);
-        Arguments { raw, tree }
     }
 }
 
@@ -378,19 +223,7 @@ impl Tool {
         self.asks_input = true;
         self
     }
-    /// Requires these OAuth scopes of the caller (all of them): a caller without them does not
-    /// see it listed, and is refused with a challenge naming them (HTTP 401 without a token,
-    /// 403 `insufficient_scope` with one).
-    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
-        self.access.add_scopes(scopes);
-        self
-    }
-    /// A custom authorization check, run (after the scopes are checked) before every use and
-    /// for every listing: a refused caller does not see it listed, and it never runs for them.
-    pub fn authorize(mut self, check: AccessCheck) -> Self {
-        self.access.check = Some(check);
-        self
-    }
+    super::access::access_setters!();
 
     /// A typed handler: arguments are deserialized into `A` (whose schema becomes the
     /// `inputSchema` unless one was set), the return value is converted with [`IntoToolResult`].
@@ -451,32 +284,6 @@ impl Tool {
         self.handler = Some(ToolHandler::Sync(Arc::new(f)));
         self
     }
-}
-
-/// Speaks JSON to the model: serde's Rust type names (`expected i64`) become JSON Schema terms.
-fn json_terms(message: &str) -> String {
-    const TERMS: [(&str, &str); 14] = [
-        ("expected i8", "expected an integer"),
-        ("expected i16", "expected an integer"),
-        ("expected i32", "expected an integer"),
-        ("expected i64", "expected an integer"),
-        ("expected i128", "expected an integer"),
-        ("expected isize", "expected an integer"),
-        ("expected u8", "expected a non-negative integer"),
-        ("expected u16", "expected a non-negative integer"),
-        ("expected u32", "expected a non-negative integer"),
-        ("expected u64", "expected a non-negative integer"),
-        ("expected u128", "expected a non-negative integer"),
-        ("expected usize", "expected a non-negative integer"),
-        ("expected f32", "expected a number"),
-        ("expected f64", "expected a number"),
-    ];
-    for (rust, json) in TERMS {
-        if let Some(head) = message.strip_suffix(rust) {
-            return format!("{head}{json}");
-        }
-    }
-    message.to_owned()
 }
 
 /// The arguments of a tool that takes none: `inputSchema` is

@@ -30,7 +30,7 @@ pub(crate) enum LazyBinding {
         method: &'static str,
         name: Arc<str>,
         arguments: Arc<str>,
-        caller: Option<String>,
+        caller: Option<Arc<str>>,
     },
 }
 
@@ -44,14 +44,14 @@ impl LazyBinding {
         method: &'static str,
         name: Arc<str>,
         arguments: Arc<str>,
-        caller: Option<&str>,
+        caller: Option<Arc<str>>,
     ) -> Self {
         LazyBinding::Later {
             cell: OnceLock::new(),
             method,
             name,
             arguments,
-            caller: caller.map(str::to_owned),
+            caller,
         }
     }
     pub(crate) fn get(&self) -> &Binding {
