@@ -372,3 +372,28 @@ async fn a_body_that_does_not_arrive_in_time_gets_408() {
     let resp = post_json(&http.url(), &tool_call("ping")).await;
     assert_eq!(resp.status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_request_state_over_its_limit_is_refused() {
+    let limits = Limits::default().state_bytes(512);
+    let http = spawn_http(server(limits, Arc::new(Semaphore::new(0)))).await;
+    let mut m = meta();
+    m["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let big = request(
+        1,
+        "tools/call",
+        json!({"name": "ask_twice", "_meta": m.clone(), "requestState": "s".repeat(1000)}),
+    );
+    let r = response_of(&post_json(&http.url(), &big).await);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("too large"), "{r}");
+    // A state within the limit is read (and, being forged, refused for what it is).
+    let small = request(
+        2,
+        "tools/call",
+        json!({"name": "ask_twice", "_meta": m, "requestState": "s".repeat(100)}),
+    );
+    let r = response_of(&post_json(&http.url(), &small).await);
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(!r["error"]["message"].as_str().unwrap().contains("too large"), "{r}");
+}
