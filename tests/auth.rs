@@ -822,3 +822,41 @@ async fn a_verified_token_is_served_from_the_cache_until_it_expires() {
     let _ = logs();
     assert_no_token_logged();
 }
+
+#[tokio::test]
+async fn listen_streams_announce_only_resources_the_caller_may_read() {
+    use mcp_runtime::testing::TestClient;
+    let server = Server::builder()
+        .resource_subscriptions(true)
+        .resource(Resource::new("docs://public", "public").handler(|_r| async { "p".to_owned() }))
+        .resource(
+            Resource::new("docs://secret", "secret")
+                .scopes(["secret"])
+                .handler(|_r| async { "s".to_owned() }),
+        )
+        .build()
+        .unwrap();
+    let plain = TestClient::new(server.clone()).caller(Caller::new("dave"));
+    let cleared =
+        TestClient::new(server.clone()).caller(Caller::new("sam").with_scopes(["secret"]));
+    let filter = json!({"resourceSubscriptions": ["docs://"]});
+    let mut a = plain.listen(filter.clone());
+    let mut b = cleared.listen(filter);
+    for l in [&mut a, &mut b] {
+        let ack = l.next().await.unwrap();
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    }
+    server.notify_resource_updated("docs://secret");
+    server.notify_resource_updated("docs://public");
+    let first_a = within("a notification", a.next()).await.unwrap();
+    assert_eq!(
+        first_a["params"]["uri"], "docs://public",
+        "the secret one is not announced"
+    );
+    let first_b = within("a notification", b.next()).await.unwrap();
+    assert_eq!(first_b["params"]["uri"], "docs://secret");
+    let second_b = within("a notification", b.next()).await.unwrap();
+    assert_eq!(second_b["params"]["uri"], "docs://public");
+    server.shutdown();
+    assert!(within("the end", a.next()).await.is_none());
+}

@@ -386,7 +386,13 @@ async fn a_request_state_over_its_limit_is_refused() {
     );
     let r = response_of(&post_json(&http.url(), &big).await);
     assert_eq!(r["error"]["code"], -32602, "{r}");
-    assert!(r["error"]["message"].as_str().unwrap().contains("too large"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("too large"),
+        "{r}"
+    );
     // A state within the limit is read (and, being forged, refused for what it is).
     let small = request(
         2,
@@ -395,5 +401,11 @@ async fn a_request_state_over_its_limit_is_refused() {
     );
     let r = response_of(&post_json(&http.url(), &small).await);
     assert_eq!(r["error"]["code"], -32602);
-    assert!(!r["error"]["message"].as_str().unwrap().contains("too large"), "{r}");
+    assert!(
+        !r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("too large"),
+        "{r}"
+    );
 }

@@ -37,6 +37,22 @@ impl Dispatcher {
         })))
     }
 
+    /// Whether the stream's caller may read `uri` (the scopes of the resource or template it
+    /// is): a change of a resource the caller may not read is not announced to it. (Custom
+    /// checks are asked when it reads.)
+    fn may_read(&self, uri: &str, cx: &RequestContext) -> bool {
+        let reg = self.registry();
+        let access = match reg.resource_index.get(uri) {
+            Some(&i) => Some(&reg.resources[i].resource.access),
+            None => reg
+                .templates
+                .iter()
+                .find(|t| t.parsed.matches(uri).is_some())
+                .map(|t| &t.template.access),
+        };
+        access.is_none_or(|a| a.scopes_met(cx.inner.caller.as_deref()).is_ok())
+    }
+
     /// The part of the filter this server honours.
     fn honoured(&self, wanted: SubscriptionFilter) -> SubscriptionFilter {
         let cfg = &self.config;
@@ -102,7 +118,9 @@ impl Dispatcher {
                 Change::ResourcesListChanged if honoured.resources_list_changed == Some(true) => {
                     notifier.send("notifications/resources/list_changed", &params);
                 }
-                Change::ResourceUpdated(uri) if subscribed(&honoured, &uri) => {
+                Change::ResourceUpdated(uri)
+                    if subscribed(&honoured, &uri) && self.may_read(&uri, &cx) =>
+                {
                     notifier.send(
                         "notifications/resources/updated",
                         &ResourceUpdatedNotificationParams {
