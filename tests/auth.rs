@@ -318,12 +318,10 @@ async fn protected(jwks: &Jwks, floor: Duration, anonymous: bool) -> Protected {
 async fn setup(anonymous: bool) -> (TestIssuer, EsKey, Jwks, Protected) {
     logs();
     let es = EsKey::new("es-1");
-    // The issuer's audience is fixed once the server's address is known: make it after.
-    let placeholder = TestIssuer::new(ISSUER, "unused");
     let jwks = serve_jwks(vec![es.jwk()]).await;
     let server = protected(&jwks, Duration::from_millis(300), anonymous).await;
+    // The issuer's audience is the server's URI, known once it listens.
     let issuer = TestIssuer::new(ISSUER, server.audience.clone());
-    drop(placeholder);
     jwks.keys.lock().unwrap().push(issuer.jwk());
     (issuer, es, jwks, server)
 }
@@ -801,7 +799,8 @@ async fn the_metadata_document_is_served_at_both_well_known_uris() {
 }
 
 #[tokio::test]
-async fn a_verified_token_is_served_from_the_cache_until_it_expires() {
+async fn a_verified_token_is_served_from_the_cache() {
+    logs();
     let issuer = TestIssuer::new(ISSUER, "https://mcp.example.com/mcp");
     let verifier = issuer.verifier();
     use mcp_runtime::auth::TokenVerifier;
@@ -819,7 +818,6 @@ async fn a_verified_token_is_served_from_the_cache_until_it_expires() {
     let mut tampered = token.clone();
     tampered.push('A');
     assert!(verifier.verify(&remember(tampered)).await.is_err());
-    let _ = logs();
     assert_no_token_logged();
 }
 

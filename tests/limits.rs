@@ -14,7 +14,6 @@ use mcp_runtime::{
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
@@ -77,14 +76,12 @@ async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ping","arguments":{{"x":{deep}}},"_meta":{}}}}}"#,
         meta()
     );
-    let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     let headers = headers_for(&tool_call("ping"));
     let resp = post(&http.url(), &headers, text.clone()).await;
     assert_eq!(resp.status, StatusCode::BAD_REQUEST);
     // The envelope is readable: its params are what is invalid, and the id is answered.
     assert_eq!(response_of(&resp)["error"]["code"], -32602);
     assert_eq!(response_of(&resp)["id"], 1);
-    assert!(body.is_null() || body.is_object());
 
     let long = "x".repeat(9000);
     let call = request(1, "tools/call", json!({"name": long, "arguments": {}}));
@@ -281,14 +278,9 @@ async fn graceful_shutdown_finishes_requests_in_flight_within_a_bound() {
     let serving = tokio::spawn(server.serve_until(listener, options, async move {
         let _ = stopped.await;
     }));
-    let started = Arc::new(AtomicUsize::new(0));
     let slow = {
         let url = url.clone();
-        let started = started.clone();
-        tokio::spawn(async move {
-            started.fetch_add(1, Ordering::SeqCst);
-            post_json(&url, &tool_call("wait")).await
-        })
+        tokio::spawn(async move { post_json(&url, &tool_call("wait")).await })
     };
     let listen = {
         let url = url.clone();

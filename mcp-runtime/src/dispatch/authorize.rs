@@ -62,14 +62,7 @@ impl Dispatcher {
                 .prompt_index
                 .get(&p.name)
                 .map(|&i| &reg.prompts[i].prompt.access),
-            ClientParams::ResourcesRead(p) => match reg.resource_index.get(&p.uri) {
-                Some(&i) => Some(&reg.resources[i].resource.access),
-                None => reg
-                    .templates
-                    .iter()
-                    .find(|t| t.parsed.matches(&p.uri).is_some())
-                    .map(|t| &t.template.access),
-            },
+            ClientParams::ResourcesRead(p) => reg.read_access(&p.uri),
             _ => None,
         };
         access.map(|a| a.scopes.clone()).unwrap_or_default()
@@ -101,12 +94,8 @@ impl Dispatcher {
             return None;
         }
         let checks = self.checks_of(access);
-        if checks.is_empty() {
-            return None;
-        }
         let caller = cx.inner.caller.clone();
         let target = target();
-        let what = describe(target.kind, &target.name);
         let anonymous = caller.is_none();
         let request = AccessRequest {
             caller,
@@ -121,14 +110,10 @@ impl Dispatcher {
                 match catch_panic(check.ask(request.clone())).await {
                     Ok(Ok(())) => {}
                     Ok(Err(denied)) => {
-                        return Err(McpError::refused(
-                            &what,
-                            &denied.scopes,
-                            denied.reason.as_deref(),
-                            anonymous,
-                        ));
+                        return Err(refused(request.kind, &request.name, &denied, anonymous));
                     }
                     Err(panic) => {
+                        let what = describe(request.kind, &request.name);
                         tracing::error!(%panic, primitive = %what, "an authorization check panicked");
                         return Err(McpError::internal(format!(
                             "Internal error: the authorization check of {what} failed"

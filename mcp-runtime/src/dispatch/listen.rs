@@ -41,16 +41,9 @@ impl Dispatcher {
     /// is): a change of a resource the caller may not read is not announced to it. (Custom
     /// checks are asked when it reads.)
     fn may_read(&self, uri: &str, cx: &RequestContext) -> bool {
-        let reg = self.registry();
-        let access = match reg.resource_index.get(uri) {
-            Some(&i) => Some(&reg.resources[i].resource.access),
-            None => reg
-                .templates
-                .iter()
-                .find(|t| t.parsed.matches(uri).is_some())
-                .map(|t| &t.template.access),
-        };
-        access.is_none_or(|a| a.scopes_met(cx.inner.caller.as_deref()).is_ok())
+        self.registry()
+            .read_access(uri)
+            .is_none_or(|a| a.scopes_met(cx.inner.caller.as_deref()).is_ok())
     }
 
     /// The part of the filter this server honours.

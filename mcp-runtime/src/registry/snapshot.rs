@@ -202,6 +202,19 @@ impl Registry {
         }
     }
 
+    /// What reading `uri` requires: the fixed resource's requirement, else that of the first
+    /// template the URI matches (the order `resources/read` serves them in).
+    pub(crate) fn read_access(&self, uri: &str) -> Option<&Requirement> {
+        match self.resource_index.get(uri) {
+            Some(&i) => Some(&self.resources[i].resource.access),
+            None => self
+                .templates
+                .iter()
+                .find(|t| t.parsed.matches(uri).is_some())
+                .map(|t| &t.template.access),
+        }
+    }
+
     pub(crate) fn has_completions(&self) -> bool {
         self.prompts.iter().any(|p| !p.prompt.completers.is_empty())
             || self

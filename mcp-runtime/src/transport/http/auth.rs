@@ -106,17 +106,22 @@ fn with_challenge(mut resp: Response, rs: &ResourceServer, challenge: &Challenge
     resp
 }
 
+/// The scopes a challenge names: those the operation needs, else the baseline the metadata
+/// publishes.
+fn challenge_scopes<'a>(rs: &'a ResourceServer, needed: &'a [String]) -> &'a [String] {
+    match needed.is_empty() {
+        true => &rs.metadata.scopes_supported,
+        false => needed,
+    }
+}
+
 /// The answer to a request that was not authenticated; `scopes` are those its operation needs.
 pub(super) fn unauthenticated(
     rs: &ResourceServer,
     why: Unauthenticated,
     scopes: &[String],
 ) -> Response {
-    let scopes = if scopes.is_empty() {
-        &rs.metadata.scopes_supported[..]
-    } else {
-        scopes
-    };
+    let scopes = challenge_scopes(rs, scopes);
     match why {
         Unauthenticated::Missing => with_challenge(
             transport_error(
@@ -167,13 +172,8 @@ pub(super) fn refused(rs: Option<&ResourceServer>, refusal: &Refusal, body: Byte
         return json_response(StatusCode::FORBIDDEN, body);
     };
     if refusal.anonymous {
-        let scopes = if refusal.scopes.is_empty() {
-            &rs.metadata.scopes_supported[..]
-        } else {
-            &refusal.scopes[..]
-        };
         let challenge = Challenge {
-            scopes,
+            scopes: challenge_scopes(rs, &refusal.scopes),
             ..Challenge::default()
         };
         return with_challenge(

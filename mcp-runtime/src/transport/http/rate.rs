@@ -11,15 +11,27 @@ use governor::{Quota, RateLimiter};
 use http::HeaderMap;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 /// Checks between two sweeps of idle buckets.
 const SWEEP_EVERY: u32 = 4096;
 
+/// Whose bucket a request draws from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    /// An authenticated caller (issuer and subject).
+    Caller(Arc<str>),
+    /// An anonymous client, by address.
+    Address(IpAddr),
+    /// An anonymous client whose address is unknown.
+    Anonymous,
+}
+
 /// The limiter of one endpoint.
 pub(crate) struct Limiter {
-    buckets: RateLimiter<String, HashMapStateStore<String>, DefaultClock>,
+    buckets: RateLimiter<Key, HashMapStateStore<Key>, DefaultClock>,
     clock: DefaultClock,
     trust_forwarded: bool,
     checks: AtomicU32,
@@ -61,11 +73,10 @@ impl Limiter {
             self.buckets.shrink_to_fit();
         }
         let key = match caller {
-            Some(c) => format!("caller\n{}", c.binding_key()),
-            None => match self.client_address(headers, peer) {
-                Some(ip) => format!("address\n{ip}"),
-                None => "anonymous".to_owned(),
-            },
+            Some(c) => Key::Caller(c.binding_key()),
+            None => self
+                .client_address(headers, peer)
+                .map_or(Key::Anonymous, Key::Address),
         };
         self.buckets
             .check_key(&key)
