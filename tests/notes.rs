@@ -137,6 +137,43 @@ async fn reindexing_reports_progress() {
 }
 
 #[tokio::test]
+async fn reindexing_runs_as_a_task_for_clients_that_declare_tasks() {
+    let caps = serde_json::from_value(json!({
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }))
+    .unwrap();
+    let client = TestClient::new(notes::build().unwrap()).capabilities(caps);
+    for text in ["a", "b", "c"] {
+        client
+            .call_tool("create_note", json!({"text": text}))
+            .await
+            .unwrap();
+    }
+    let created = client
+        .request("tools/call", json!({"name": "reindex", "arguments": {}}))
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].clone();
+    let done = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            let task = client
+                .request("tasks/get", json!({"taskId": id}))
+                .await
+                .unwrap();
+            if task["status"] == "completed" {
+                return task;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the task completes");
+    assert_eq!(done["statusMessage"], "Indexed 3 of 3 notes");
+    assert_eq!(done["result"]["content"][0]["text"], "Reindexed 3 notes.");
+}
+
+#[tokio::test]
 async fn the_prompt_gathers_a_tags_notes() {
     let client = TestClient::new(notes::build().unwrap());
     client

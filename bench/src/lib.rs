@@ -45,7 +45,8 @@ pub fn build_server(
 
 /// The study server's tools with observation on: `layer` registers one pass-through layer,
 /// `idle-layer` a layer that does not want `add` (a time limit for another tool), `metrics`
-/// turns the metrics on (with no recorder installed).
+/// turns the metrics on (with no recorder installed), `tasks` adds `add_task`, the study
+/// server's `add` as a task tool of the tasks extension.
 pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
     let builder = mcp_runtime::Server::from_inventory()
         .name("study-server")
@@ -64,6 +65,7 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
             )
             .build(),
         "metrics" => builder.metrics(true).build(),
+        "tasks" => builder.tool(add_task_tool()).build(),
         "auth" => builder
             .require_scopes(PrimitiveKind::Tool, "add", ["calc"])
             .list_changed(true)
@@ -71,7 +73,7 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
         other => Err(mcp_runtime::BuildError::Invalid {
             kind: "setting",
             name: "--observe".into(),
-            reason: format!("`{other}` is not one of fmt, layer, idle-layer, metrics, auth"),
+            reason: format!("`{other}` is not one of fmt, layer, idle-layer, metrics, auth, tasks"),
             location: None,
         }),
     }
@@ -176,6 +178,46 @@ pub fn add_call(progress: bool) -> Request {
         "tools/call",
         Some("add"),
         json!({"name": "add", "arguments": {"a": 40, "b": 2}, "_meta": meta(json!({}), extra)}),
+    )
+}
+
+/// The arguments of `add_task`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct AddArgs {
+    /// First addend.
+    pub a: i64,
+    /// Second addend.
+    pub b: i64,
+}
+
+/// `add` as a task tool (`TaskSupport::Required`): its task completes in the call's first poll.
+pub fn add_task_tool() -> Tool {
+    Tool::new("add_task")
+        .description("Add two integers, as a task.")
+        .task(mcp_runtime::TaskSupport::Required)
+        .handler(|args: AddArgs, _cx| async move { (args.a + args.b).to_string() })
+}
+
+fn tasks_caps() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+/// `tools/call` of `add_task` with `{"a": 40, "b": 2}` by a client that declares the tasks
+/// extension: answered with a task handle.
+pub fn add_task_call() -> Request {
+    Request::new(
+        "tools/call",
+        Some("add_task"),
+        json!({"name": "add_task", "arguments": {"a": 40, "b": 2}, "_meta": meta(tasks_caps(), None)}),
+    )
+}
+
+/// `tasks/get` of task `id` (answered with the completed task and its `CallToolResult`).
+pub fn tasks_get(id: &str) -> Request {
+    Request::new(
+        "tasks/get",
+        Some(id),
+        json!({"taskId": id, "_meta": meta(tasks_caps(), None)}),
     )
 }
 

@@ -14,7 +14,9 @@
 //!   announced on `subscriptions/listen` streams;
 //! * [`catalog`]: `test://` resources, a resource template, the prompts and completion;
 //! * [`schemas`]: a hand-written JSON Schema 2020-12 input schema and a parameter mirrored into an
-//!   `Mcp-Param-*` header (`x-mcp-header`).
+//!   `Mcp-Param-*` header (`x-mcp-header`);
+//! * [`tasks`]: the tasks extension: tools answered with task handles, questions asked from
+//!   inside a running task, cancellation.
 //!
 //! Run: `cargo run --example everything` (HTTP on http://127.0.0.1:8000/mcp), or add
 //! `-- --addr 127.0.0.1:9000` or `-- --stdio`. `.ci/conformance.sh` runs the conformance suite
@@ -26,6 +28,7 @@ mod content;
 mod live;
 mod mrtr;
 mod schemas;
+mod tasks;
 
 use mcp_runtime::{BuildError, Server};
 
@@ -69,6 +72,14 @@ pub fn build() -> Result<Server, BuildError> {
         // Schemas and headers.
         .tool(schemas::json_schema_2020_12_tool())
         .tool(schemas::test_custom_header {})
+        // The tasks extension.
+        .tool(tasks::greet {})
+        .tool(tasks::slow_compute {})
+        .tool(tasks::failing_job {})
+        .tool(tasks::protocol_error_job {})
+        .tool(tasks::confirm_delete {})
+        .tool(tasks::multi_input {})
+        .tool(tasks::test_tool_with_task {})
         // Resources (`test://static-text` first: clients read `resources[0]`).
         .resource(catalog::static_text {})
         .resource(catalog::static_binary {})

@@ -114,8 +114,10 @@ impl Notes {
         format!("Deleted {} notes tagged `{tag}`.", before - notes.len())
     }
 
-    /// Rebuild the search index, reporting progress; stops if the request is cancelled.
-    #[tool]
+    /// Rebuild the search index, reporting progress; stops if the request is cancelled. A
+    /// client that declares the tasks extension gets a task: it polls `tasks/get`, whose
+    /// `statusMessage` is the last progress message, instead of holding the request open.
+    #[tool(task = "optional")]
     async fn reindex(&self, progress: Progress, cancel: CancellationToken) -> String {
         let total = self.read().len();
         for done in 1..=total {
@@ -123,7 +125,8 @@ impl Notes {
                 _ = cancel.cancelled() => return format!("Stopped after {} notes.", done - 1),
                 _ = tokio::time::sleep(Duration::from_millis(1)) => {}
             }
-            progress.report(done as f64, Some(total as f64), None);
+            let message = format!("Indexed {done} of {total} notes");
+            progress.report(done as f64, Some(total as f64), Some(&message));
         }
         format!("Reindexed {total} notes.")
     }

@@ -9,7 +9,7 @@ pub use crate::registry::{
     AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
     IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive,
     PrimitiveKind, Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome,
-    ResourceRead, ResourceTemplate, Tool, ToolCall, ToolOutcome, parse_arguments,
+    ResourceRead, ResourceTemplate, TaskSupport, Tool, ToolCall, ToolOutcome, parse_arguments,
 };
 pub use inventory;
 pub use schemars;

@@ -15,10 +15,12 @@ use tokio::sync::broadcast;
 /// ```
 /// use mcp_runtime::Change;
 /// let json = serde_json::to_string(&Change::ResourceUpdated("notes://1".into())).unwrap();
-/// assert_eq!(json, r#"{"type":"resourceUpdated","uri":"notes://1"}"#);
+/// assert_eq!(json, r#"{"type":"resourceUpdated","target":"notes://1"}"#);
+/// let json = serde_json::to_string(&Change::Task("5f0c…".into())).unwrap();
+/// assert_eq!(json, r#"{"type":"task","target":"5f0c…"}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", content = "uri", rename_all = "camelCase")]
+#[serde(tag = "type", content = "target", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Change {
     /// The tool list changed.
@@ -29,6 +31,9 @@ pub enum Change {
     ResourcesListChanged,
     /// A resource's contents changed.
     ResourceUpdated(String),
+    /// A task (by id) changed: its status, its answers, or a cancellation was asked. The
+    /// instance running its handler and the listen streams watching it read it again.
+    Task(String),
 }
 
 /// Carries [`Change`]s to every listen stream of every instance.

@@ -80,6 +80,10 @@ pub(crate) struct Config {
     pub(crate) metrics: bool,
     /// Record tool arguments and results on spans.
     pub(crate) trace_payloads: bool,
+    /// A task's lifetime from creation (`None`: no limit).
+    pub(crate) task_ttl_ms: Option<u64>,
+    /// How often clients should poll a task.
+    pub(crate) task_poll_ms: u64,
 }
 
 impl Config {
@@ -125,6 +129,9 @@ impl Default for Config {
             limits: Limits::default(),
             metrics: false,
             trace_payloads: false,
+            // An hour: long enough for a report or a crawl, then the store forgets it.
+            task_ttl_ms: Some(3_600_000),
+            task_poll_ms: 1_000,
         }
     }
 }

@@ -209,6 +209,38 @@
 //! # let _ = Server::builder().tool(delete_tag {}).build().unwrap();
 //! ```
 //!
+//! ### Long-running tools as tasks
+//!
+//! A tool that takes minutes should not hold a request open. With `task = "optional"` a client
+//! that declares the tasks extension (`io.modelcontextprotocol/tasks`) gets a task handle at
+//! once; it polls `tasks/get` (the last progress message is the task's `statusMessage`), answers
+//! questions the tool asks while it runs with `tasks/update`, and may cancel it with
+//! `tasks/cancel` (the tool's cancellation token fires). Other clients get a plain call;
+//! `task = "required"` refuses them with `-32021`. Declared inputs (`#[elicit]`, …) are asked
+//! before the task starts; what the body asks through [`Rounds`](crate::Rounds) is asked through
+//! the task. Tasks live in a [`TaskStore`](crate::tasks::TaskStore) (in memory by default) for
+//! an hour ([`ServerBuilder::task_ttl`](crate::ServerBuilder::task_ttl)); only the caller that
+//! created one may read it.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use std::time::Duration;
+//!
+//! /// Build the quarterly report.
+//! #[tool(task = "optional")]
+//! async fn quarterly_report(progress: Progress, cancel: CancellationToken) -> String {
+//!     for month in 1..=3 {
+//!         tokio::select! {
+//!             _ = cancel.cancelled() => return "Stopped.".into(),
+//!             _ = tokio::time::sleep(Duration::from_millis(1)) => {}
+//!         }
+//!         progress.report(month as f64, Some(3.0), Some(&format!("month {month} of 3")));
+//!     }
+//!     "Report ready.".into()
+//! }
+//! # let _ = Server::builder().tool(quarterly_report {}).build().unwrap();
+//! ```
+//!
 //! ## 8. Caching
 //!
 //! Lists and reads are never fresh unless you say so (`ttlMs: 0`): a client must not be served

@@ -24,6 +24,7 @@ mod run;
 pub mod schema;
 mod seal;
 mod server;
+pub mod tasks;
 pub mod testing;
 pub mod transport;
 mod uri_template;
@@ -43,8 +44,8 @@ pub use registry::{
     Arguments, BoxFuture, Completer, CompletionRequest, Handlers, IntoPrimitive, IntoPrompt,
     IntoPromptResult, IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool,
     IntoToolResult, Json, NoArguments, Primitive, PrimitiveKind, Prompt, PromptGet, PromptOutcome,
-    Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, Text, Tool, ToolCall,
-    ToolOutcome, parse_arguments,
+    Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, TaskSupport, Text, Tool,
+    ToolCall, ToolOutcome, parse_arguments,
 };
 #[cfg(feature = "otel")]
 pub mod otel;

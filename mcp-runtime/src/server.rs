@@ -13,6 +13,7 @@ use crate::registry::{
     IntoTool, Items, PrimitiveKind, Registration,
 };
 use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
+use crate::tasks::{MemoryTaskStore, TaskStore};
 use crate::transport::http::{self, HttpOptions};
 use crate::transport::stdio;
 use serde_json::Value;
@@ -185,7 +186,8 @@ impl Server {
         }
     }
 
-    /// Ends every `subscriptions/listen` stream with its final result, for graceful shutdown.
+    /// Ends every `subscriptions/listen` stream with its final result, and marks the tasks
+    /// this instance runs `failed` (their handlers are dropped), for graceful shutdown.
     pub fn shutdown(&self) {
         self.dispatcher.shutdown.cancel();
     }
@@ -290,6 +292,7 @@ pub struct ServerBuilder {
     keys: Option<KeyRing>,
     state_ttl: Option<Duration>,
     bus: Option<Arc<dyn ChangeBus>>,
+    tasks: Option<Arc<dyn TaskStore>>,
     policy: Option<AccessCheck>,
     /// Scopes added to registered items: (kind, key, scopes).
     required: Vec<(PrimitiveKind, String, Vec<String>)>,
@@ -390,6 +393,23 @@ impl ServerBuilder {
     /// The bus carrying change notifications between instances (default: this process only).
     pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
         self.bus = Some(Arc::new(bus));
+        self
+    }
+    /// Where tasks are kept (default: a [`MemoryTaskStore`] of 10,000 tasks). Instances behind
+    /// one load balancer share one store, and one [`change_bus`](Self::change_bus).
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks = Some(Arc::new(store));
+        self
+    }
+    /// How long a task is kept after its creation (`ttlMs`; default one hour; `None`: until the
+    /// store forgets it). A task still running when its lifetime ends is cancelled.
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.config.task_ttl_ms = ttl.map(|t| (t.as_millis() as u64).max(1));
+        self
+    }
+    /// How often clients are told to poll a task (`pollIntervalMs`; default one second).
+    pub fn task_poll_interval(mut self, every: Duration) -> Self {
+        self.config.task_poll_ms = (every.as_millis() as u64).max(1);
         self
     }
     /// Lifetime of a `requestState` (default 5 minutes).
@@ -561,6 +581,9 @@ impl ServerBuilder {
             max_rounds: limits.rounds,
         });
         let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
+        let tasks = self
+            .tasks
+            .unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
         let info_json = InfoJson::new(self.config.info.clone());
         if self.config.metrics {
             metrics::describe();
@@ -572,6 +595,7 @@ impl ServerBuilder {
                 catalog,
                 state,
                 changes,
+                tasks,
                 shutdown: CancellationToken::new(),
                 sealer,
                 policy: self.policy,

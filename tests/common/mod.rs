@@ -205,6 +205,14 @@ pub fn assert_response_valid(method: &str, response: &Value) {
         .unwrap_or_else(|| panic!("neither result nor error: {response}"));
     match result_defs(method) {
         None => assert_valid("JSONRPCResultResponse", response),
+        Some(_) if result.get("resultType") == Some(&json!("task")) => {
+            assert_eq!(
+                method, "tools/call",
+                "only tools/call may answer a task: {response}"
+            );
+            assert_valid("JSONRPCResultResponse", response);
+            assert_create_task(result);
+        }
         Some((response_def, result_def)) => {
             assert_valid(response_def, response);
             if result.get("resultType") == Some(&json!("input_required")) {
@@ -222,6 +230,56 @@ pub fn assert_response_valid(method: &str, response: &Value) {
                 assert_valid(result_def, result);
             }
         }
+    }
+}
+
+/// A `CreateTaskResult` of the tasks extension (whose schema is not part of the 2026-07-28
+/// one): a flat task with ISO 8601 times, `ttlMs` null or positive, `pollIntervalMs` positive,
+/// and nothing of a result.
+pub fn assert_create_task(result: &Value) {
+    assert!(
+        result["taskId"].as_str().is_some_and(|id| !id.is_empty()),
+        "{result}"
+    );
+    let status = result["status"].as_str().unwrap_or_default();
+    assert!(
+        [
+            "working",
+            "input_required",
+            "completed",
+            "failed",
+            "cancelled"
+        ]
+        .contains(&status),
+        "{result}"
+    );
+    for time in ["createdAt", "lastUpdatedAt"] {
+        let t = result[time].as_str().unwrap_or_default();
+        assert!(
+            t.len() >= 20 && t.ends_with('Z') && t.as_bytes()[10] == b'T',
+            "{time}: {result}"
+        );
+    }
+    let ttl = &result["ttlMs"];
+    assert!(
+        ttl.is_null() || ttl.as_u64().is_some_and(|n| n > 0),
+        "ttlMs: {result}"
+    );
+    if let Some(poll) = result.get("pollIntervalMs") {
+        assert!(
+            poll.as_u64().is_some_and(|n| n > 0),
+            "pollIntervalMs: {result}"
+        );
+    }
+    for absent in [
+        "result",
+        "error",
+        "inputRequests",
+        "requestState",
+        "ttl",
+        "pollInterval",
+    ] {
+        assert!(result.get(absent).is_none(), "{absent} in {result}");
     }
 }
 
@@ -476,7 +534,8 @@ pub fn notification(method: &str, params: Value) -> Value {
 }
 
 /// The headers a conforming client sends with `body`: Content-Type, Accept,
-/// MCP-Protocol-Version (from `_meta`), Mcp-Method and, for the three named methods, Mcp-Name.
+/// MCP-Protocol-Version (from `_meta`), Mcp-Method and, for the methods that name something
+/// (a tool, prompt, resource or task), Mcp-Name.
 pub fn headers_for(body: &Value) -> Vec<(String, String)> {
     let mut h = vec![
         ("Content-Type".to_owned(), "application/json".to_owned()),
@@ -495,6 +554,7 @@ pub fn headers_for(body: &Value) -> Vec<(String, String)> {
         let name = match method {
             "tools/call" | "prompts/get" => body.pointer("/params/name"),
             "resources/read" => body.pointer("/params/uri"),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => body.pointer("/params/taskId"),
             _ => None,
         };
         if let Some(name) = name.and_then(Value::as_str) {

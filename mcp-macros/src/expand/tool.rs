@@ -22,6 +22,7 @@ const KEYS: &[&str] = &[
     "meta",
     "scopes",
     "authorize",
+    "task",
     "crate",
 ];
 const ANNOTATION_KEYS: &[&str] = &[
@@ -41,6 +42,8 @@ struct ToolAttrs {
     icons: Vec<IconSpec>,
     meta: Option<Expr>,
     access: AccessSpec,
+    /// `task = "optional" | "required"`: the value, checked.
+    task: Option<LitStr>,
     krate: Option<syn::Path>,
 }
 
@@ -61,6 +64,7 @@ impl ToolAttrs {
         let mut annotations = Slot::new("annotations");
         let mut meta = Slot::new("meta");
         let mut krate = Slot::new("crate");
+        let mut task = Slot::new("task");
         let mut icons = Vec::new();
         let mut access = AccessSpec::default();
         for item in attr::parse_items(cx, args) {
@@ -85,6 +89,7 @@ impl ToolAttrs {
                 "icon" => icons.extend(common::icon(cx, &m)),
                 "meta" => meta.set(cx, &m, common::meta_expr(cx, &m)),
                 "crate" => krate.set(cx, &m, common::crate_path(cx, &m)),
+                "task" => task.set(cx, &m, task_mode(cx, &m)),
                 _ => attr::unknown_key(cx, m.path(), KEYS, "`#[tool]`"),
             }
         }
@@ -96,7 +101,25 @@ impl ToolAttrs {
             icons,
             meta: meta.get(),
             access,
+            task: task.get(),
             krate: krate.get(),
+        }
+    }
+}
+
+/// `task = "optional"` or `task = "required"`.
+fn task_mode(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
+    let lit = attr::string(cx, meta)?;
+    match lit.value().as_str() {
+        "optional" | "required" => Some(lit),
+        other => {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "`task` is \"optional\" (a task when the client declares the tasks extension) or \"required\" (always a task), not {other:?}"
+                ),
+            );
+            None
         }
     }
 }
@@ -160,6 +183,14 @@ pub(crate) fn expand_fn(
     check::signature(&cx, &item, MacroKind::Tool);
     let func = Function::from_item(&cx, item, MacroKind::Tool, host);
     check::interpolations(&cx, &func, MacroKind::Tool);
+    if let Some(task) = &attrs.task
+        && !func.is_async()
+    {
+        cx.error_spanned_by(
+            task,
+            "a task tool runs on after its call is answered, so it is an `async fn`: add `async`",
+        );
+    }
     let name = match &attrs.name {
         Some(lit) => {
             if let Err(e) = check::tool_name(&lit.value()) {
@@ -304,6 +335,13 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
         setup.extend(expand::meta(paths, &builder, m));
     }
     setup.extend(expand::access(paths, &builder, &attrs.access));
+    if let Some(task) = &attrs.task {
+        let mode = match task.value().as_str() {
+            "required" => quote!(Required),
+            _ => quote!(Optional),
+        };
+        setup.extend(quote!(__mcp_tool = __mcp_tool.task(#p::TaskSupport::#mode);));
+    }
     setup.extend(expand::declarations(paths, func, &builder));
 
     let build = format_ident!("__mcp_build");

@@ -13,6 +13,7 @@ use crate::seal::InputData;
 use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Typed application state shared by all requests, registered with
@@ -39,6 +40,12 @@ pub(crate) struct ContextInner {
     pub(crate) progress_last: AtomicU64,
     /// The request's spans, when a subscriber records them.
     pub(crate) trace: Option<Box<RequestTrace>>,
+    /// When the handler runs as a task: where its progress messages go (the task's
+    /// `statusMessage`), instead of `notifications/progress`.
+    pub(crate) task_status: OnceLock<mpsc::UnboundedSender<String>>,
+    /// Set when the handler's declared inputs (`#[elicit]`, `#[sample]`, `#[roots]`) asked the
+    /// client: a task tool asks those before its task starts.
+    pub(crate) inputs_asked: AtomicBool,
 }
 
 impl ContextInner {
@@ -163,15 +170,13 @@ impl RequestContext {
     pub fn trace_context(&self) -> Option<TraceContext> {
         TraceContext::from_meta(&self.inner.meta)
     }
-    /// A progress reporter (a no-op when the request carried no `progressToken`).
+    /// A progress reporter (a no-op when the request carried no `progressToken`). In a task,
+    /// each report becomes the task's `statusMessage`.
     pub fn progress(&self) -> Progress {
+        let enabled =
+            self.inner.meta.progress_token.is_some() || self.inner.task_status.get().is_some();
         Progress {
-            request: self
-                .inner
-                .meta
-                .progress_token
-                .is_some()
-                .then(|| self.inner.clone()),
+            request: enabled.then(|| self.inner.clone()),
         }
     }
     /// A logger sending `notifications/message` at or above the request's `logLevel`.
@@ -200,6 +205,8 @@ impl RequestContext {
 /// Reports progress of the current request as `notifications/progress`.
 ///
 /// A silent no-op when the request carried no `_meta.progressToken` (a token is never invented).
+/// In a task (the tasks extension), each report becomes the task's `statusMessage` instead: its
+/// `message`, or `"{progress} of {total}"`.
 /// Values that do not strictly increase are dropped, as the spec requires.
 ///
 /// ```
@@ -236,9 +243,6 @@ impl Progress {
         let Some(request) = &self.request else {
             return false;
         };
-        let Some(token) = &request.meta.progress_token else {
-            return false;
-        };
         if !progress.is_finite() {
             return false;
         }
@@ -259,6 +263,17 @@ impl Progress {
                 Err(actual) => prev = actual,
             }
         }
+        if let Some(status) = request.task_status.get() {
+            let text = match (message, total) {
+                (Some(m), _) => m.to_owned(),
+                (None, Some(t)) => format!("{} of {}", number(progress), number(t)),
+                (None, None) => format!("{}", number(progress)),
+            };
+            return status.send(text).is_ok();
+        }
+        let Some(token) = &request.meta.progress_token else {
+            return false;
+        };
         let params = ProgressNotificationParams {
             progress_token: token.clone(),
             progress: number(progress),

@@ -5,6 +5,7 @@
 use super::Dispatcher;
 use super::encode::Response;
 use super::metrics::ListenStream;
+use super::tools::{declares_tasks, tasks_not_declared};
 use super::work::Work;
 use crate::bus::Change;
 use crate::context::RequestContext;
@@ -12,7 +13,7 @@ use crate::error::McpError;
 use crate::protocol::{
     NotificationMeta, NotificationParams, ResourceUpdatedNotificationParams, ResultMeta,
     ResultType, SubscriptionFilter, SubscriptionsAcknowledgedParams,
-    SubscriptionsListenRequestParams, SubscriptionsListenResult,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult, TaskNotificationParams,
 };
 use serde_json::Map;
 use std::sync::Arc;
@@ -24,6 +25,9 @@ impl Dispatcher {
         params: SubscriptionsListenRequestParams,
         cx: RequestContext,
     ) -> Result<Work, McpError> {
+        if params.notifications.task_ids.is_some() && !declares_tasks(&cx) {
+            return Err(tasks_not_declared("Listening for `taskIds`"));
+        }
         let Some(permit) = self.listens.take() else {
             let limit = self.config.limits.listen_streams;
             return Err(McpError::busy("listen streams", limit));
@@ -65,6 +69,8 @@ impl Dispatcher {
             } else {
                 None
             },
+            // The tasks the caller may watch are picked once the stream starts.
+            task_ids: None,
             other: Map::new(),
         }
     }
@@ -75,7 +81,20 @@ impl Dispatcher {
         cx: RequestContext,
     ) -> Result<Response, McpError> {
         let id = cx.request_id().clone();
-        let honoured = self.honoured(params.notifications);
+        let tasks = params.notifications.task_ids.clone();
+        let mut honoured = self.honoured(params.notifications);
+        if let Some(wanted) = tasks
+            && self.registry().has_tasks()
+        {
+            let owner = cx.caller().map(|c| c.binding_key().to_string());
+            let mut mine = Vec::new();
+            for task in wanted {
+                if !mine.contains(&task) && self.owned_task(&task, owner.as_deref()).await.is_ok() {
+                    mine.push(task);
+                }
+            }
+            honoured.task_ids = Some(mine);
+        }
         let mut changes = self.changes.subscribe();
         let tag = || NotificationMeta {
             subscription_id: Some(id.clone()),
@@ -111,6 +130,18 @@ impl Dispatcher {
                 Change::ResourcesListChanged if honoured.resources_list_changed == Some(true) => {
                     notifier.send("notifications/resources/list_changed", &params);
                 }
+                Change::Task(task) if watched(&honoured, &task) => {
+                    let owner = cx.caller().map(|c| c.binding_key().to_string());
+                    if let Ok(record) = self.owned_task(&task, owner.as_deref()).await {
+                        notifier.send(
+                            "notifications/tasks",
+                            &TaskNotificationParams {
+                                task: record.into_detailed(),
+                                meta: Some(tag()),
+                            },
+                        );
+                    }
+                }
                 Change::ResourceUpdated(uri)
                     if subscribed(&honoured, &uri) && self.may_read(&uri, &cx) =>
                 {
@@ -133,6 +164,14 @@ impl Dispatcher {
             },
         ))
     }
+}
+
+/// Whether the stream watches task `id`.
+fn watched(honoured: &SubscriptionFilter, id: &str) -> bool {
+    honoured
+        .task_ids
+        .as_deref()
+        .is_some_and(|ids| ids.iter().any(|t| t == id))
 }
 
 /// Whether the stream subscribed to `uri`, or to a parent of it.

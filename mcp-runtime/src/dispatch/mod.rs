@@ -41,6 +41,8 @@ mod prompts;
 mod resources;
 mod route;
 mod slots;
+mod task_run;
+mod tasks;
 mod tools;
 mod trace;
 mod validate;
@@ -59,10 +61,11 @@ use crate::error::McpError;
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{
     ClientMessage, ClientNotification, ClientRequest, ListCapability, Method, ResourcesCapability,
-    ResultMeta, ServerCapabilities,
+    ResultMeta, ServerCapabilities, TASKS_EXTENSION,
 };
 use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
 use crate::seal::Sealer;
+use crate::tasks::TaskStore;
 use encode::Rejection;
 use serde_json::{Map, Value};
 use slots::Slot;
@@ -78,6 +81,8 @@ pub(crate) struct Dispatcher {
     pub(crate) catalog: Catalog,
     pub(crate) state: Arc<StateMap>,
     pub(crate) changes: Arc<dyn ChangeBus>,
+    /// Where tasks are kept (the tasks extension).
+    pub(crate) tasks: Arc<dyn TaskStore>,
     /// Fires on shutdown: every `subscriptions/listen` stream ends with its final result.
     pub(crate) shutdown: CancellationToken,
     pub(crate) sealer: Arc<Sealer>,
@@ -239,6 +244,11 @@ impl Dispatcher {
         };
         if !cfg.extensions.is_empty() {
             caps.extensions = Some(cfg.extensions.clone());
+        }
+        if reg.has_tasks() {
+            caps.extensions
+                .get_or_insert_with(Map::new)
+                .insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
         }
         caps
     }

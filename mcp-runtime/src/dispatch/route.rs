@@ -107,6 +107,8 @@ impl Dispatcher {
                 input: std::sync::OnceLock::new(),
                 progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
                 trace,
+                task_status: std::sync::OnceLock::new(),
+                inputs_asked: std::sync::atomic::AtomicBool::new(false),
             }),
         };
         let request = cx.inner.clone();
@@ -220,6 +222,16 @@ impl Dispatcher {
             ClientParams::PromptsGet(p) => self.prepare_prompt(reg, p, cx)?,
             ClientParams::Complete(p) => self.prepare_complete(reg, p, cx)?,
             ClientParams::Listen(p) => Prepared::Listen(Box::new((p, cx))),
+            ClientParams::TasksGet(p) => {
+                self.prepare_task_method(Method::TasksGet, p.task_id, None, cx)?
+            }
+            ClientParams::TasksCancel(p) => {
+                self.prepare_task_method(Method::TasksCancel, p.task_id, None, cx)?
+            }
+            ClientParams::TasksUpdate(p) => {
+                let answers = super::tasks::read_answers(&p);
+                self.prepare_task_method(Method::TasksUpdate, p.task_id, Some(answers), cx)?
+            }
             ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
             ClientParams::Unknown { method, .. } => {
                 // Validation refused it already.

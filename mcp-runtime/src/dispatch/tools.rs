@@ -10,9 +10,12 @@ use super::work::{Prepared, PreparedTool, StartedTool, Work};
 use super::{Dispatcher, TransportChecks};
 use crate::context::RequestContext;
 use crate::error::McpError;
-use crate::protocol::{CallToolRequestParams, CallToolResult, Method, RequestId, ResultType};
+use crate::protocol::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, Method, RequestId, ResultType,
+    TASKS_EXTENSION,
+};
 use crate::registry::{
-    Arguments, PrimitiveKind, Registry, ToolCall, ToolEntry, ToolHandler, ToolOutcome,
+    Arguments, PrimitiveKind, Registry, TaskSupport, ToolCall, ToolEntry, ToolHandler, ToolOutcome,
 };
 use serde_json::value::RawValue;
 use std::panic::AssertUnwindSafe;
@@ -58,6 +61,10 @@ impl Dispatcher {
             )));
         };
         self.check_scopes(&entry.tool.access, &cx, PrimitiveKind::Tool, &params.name)?;
+        if entry.tool.task == TaskSupport::Required && !declares_tasks(&cx) {
+            let what = format!("Tool `{}` runs only as a task: it", params.name);
+            return Err(tasks_not_declared(&what));
+        }
         // The text is one JSON value (serde_json delimited it): its first byte tells its type.
         let arguments = match params.arguments.map(RawValue::get) {
             None | Some("null") => Arguments::empty(),
@@ -129,7 +136,12 @@ impl Dispatcher {
 
     /// A prepared `tools/call` up to its handler's first poll, synchronously.
     #[inline(always)]
-    pub(super) fn invoke_tool(&self, prepared: PreparedTool) -> Result<Work, McpError> {
+    pub(super) fn invoke_tool(self: &Arc<Self>, prepared: PreparedTool) -> Result<Work, McpError> {
+        if prepared.entry.tool.task != TaskSupport::Forbidden
+            && declares_tasks(&prepared.call.context)
+        {
+            return Ok(self.start_task(prepared));
+        }
         let PreparedTool { entry, call } = prepared;
         let id = call.context.request_id().clone();
         let span = handler_span(call.context.inner.span(), Handler::Tool(&entry.name));
@@ -192,22 +204,54 @@ impl Dispatcher {
     fn tool_answer(&self, id: &RequestId, outcome: ToolOutcome) -> Response {
         match outcome {
             ToolOutcome::Complete(mut result) => {
-                result.result_type = ResultType::Complete;
-                if !self.config.explicit_is_error && result.is_error == Some(false) {
-                    result.is_error = None;
-                }
-                if result.meta.is_none() {
-                    result.meta = self.result_meta();
-                }
+                self.finish_tool_result(&mut result);
                 Response::tool_result(id, &result)
             }
             ToolOutcome::InputRequired(r) => self.input_required(id, r),
         }
     }
+
+    /// A handler's `CallToolResult` as the call answers it (and a task keeps it).
+    pub(super) fn finish_tool_result(&self, result: &mut CallToolResult) {
+        result.result_type = ResultType::Complete;
+        if !self.config.explicit_is_error && result.is_error == Some(false) {
+            result.is_error = None;
+        }
+        if result.meta.is_none() {
+            result.meta = self.result_meta();
+        }
+    }
+}
+
+/// Whether this request's client capabilities declare the tasks extension.
+pub(super) fn declares_tasks(cx: &RequestContext) -> bool {
+    cx.client_capabilities()
+        .extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+}
+
+/// `-32021`: the request needs the tasks extension, which its client did not declare.
+pub(super) fn tasks_not_declared(what: &str) -> McpError {
+    let mut extensions = serde_json::Map::new();
+    extensions.insert(
+        TASKS_EXTENSION.into(),
+        serde_json::Value::Object(Default::default()),
+    );
+    let required = ClientCapabilities {
+        extensions: Some(extensions),
+        ..ClientCapabilities::default()
+    };
+    McpError::missing_capability(
+        required,
+        format!(
+            "{what} needs the tasks extension: declare `{TASKS_EXTENSION}` in this request's clientCapabilities.extensions"
+        ),
+    )
 }
 
 /// The answer when a tool handler panicked (logged; the message stays on the server).
-fn tool_panicked(entry: &ToolEntry, msg: &str) -> ToolOutcome {
+pub(super) fn tool_panicked(entry: &ToolEntry, msg: &str) -> ToolOutcome {
     let name = &entry.tool.info.name;
     tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
     ToolOutcome::Complete(CallToolResult::error(format!(

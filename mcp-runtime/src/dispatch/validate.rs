@@ -112,6 +112,7 @@ fn advertised(d: &Dispatcher, reg: &Registry, method: Method) -> bool {
         }
         Method::PromptsList | Method::PromptsGet => !reg.prompts.is_empty(),
         Method::Complete => reg.has_completions(),
-        Method::Listen => d.config.list_changed || d.config.resource_subscribe,
+        Method::Listen => d.config.list_changed || d.config.resource_subscribe || reg.has_tasks(),
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => reg.has_tasks(),
     }
 }

@@ -174,6 +174,10 @@ impl InputSet {
         if !asking && missing.is_empty() {
             return Ok(None);
         }
+        self.cx
+            .inner
+            .inputs_asked
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         // Answers given so far are checked, then ride, sealed, to the next round.
         // Sized up front: an entry is about 300 bytes, and a grown vector would leave the
         // allocator's per-thread cache.

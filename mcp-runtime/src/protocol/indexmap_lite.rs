@@ -57,6 +57,21 @@ impl<V> OrderedMap<V> {
     pub fn get(&self, key: &str) -> Option<&V> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
+    /// Removes a key, keeping the others in order; its value if it was there.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::indexmap_lite::OrderedMap;
+    /// let mut m = OrderedMap::new();
+    /// m.insert("a", 1);
+    /// m.insert("b", 2);
+    /// assert_eq!(m.remove("a"), Some(1));
+    /// assert_eq!(m.remove("a"), None);
+    /// assert_eq!(m.keys().collect::<Vec<_>>(), ["b"]);
+    /// ```
+    pub fn remove(&mut self, key: &str) -> Option<V> {
+        let at = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(at).1)
+    }
     /// Keys in order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|(k, _)| k.as_str())

@@ -18,6 +18,8 @@ pub enum ResultType {
     Complete,
     /// An interim MRTR result.
     InputRequired,
+    /// A task handle (the tasks extension's `CreateTaskResult`).
+    Task,
     /// A value defined by an extension (e.g. `"task"`).
     #[serde(untagged)]
     Other(String),
@@ -203,7 +205,10 @@ pub struct SubscriptionFilter {
     /// URIs for `notifications/resources/updated`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
-    /// Extension members (e.g. `taskIds`).
+    /// Tasks whose status changes are sent as `notifications/tasks` (the tasks extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
+    /// Other extension members.
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

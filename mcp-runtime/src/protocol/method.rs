@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-/// A method a client may call on a 2026-07-28 server.
+/// A method a client may call on a 2026-07-28 server (the `tasks/*` ones with the tasks
+/// extension).
 ///
 /// ```
 /// use mcp_runtime::protocol::Method;
@@ -34,6 +35,12 @@ pub enum Method {
     Complete,
     /// `subscriptions/listen`.
     Listen,
+    /// `tasks/get` (the tasks extension).
+    TasksGet,
+    /// `tasks/update` (the tasks extension).
+    TasksUpdate,
+    /// `tasks/cancel` (the tasks extension).
+    TasksCancel,
 }
 
 /// Methods of earlier revisions that 2026-07-28 removed.
@@ -61,6 +68,9 @@ impl Method {
             "prompts/get" => Method::PromptsGet,
             "completion/complete" => Method::Complete,
             "subscriptions/listen" => Method::Listen,
+            "tasks/get" => Method::TasksGet,
+            "tasks/update" => Method::TasksUpdate,
+            "tasks/cancel" => Method::TasksCancel,
             _ => return None,
         })
     }
@@ -78,6 +88,9 @@ impl Method {
             Method::PromptsGet => "prompts/get",
             Method::Complete => "completion/complete",
             Method::Listen => "subscriptions/listen",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
         }
     }
 
@@ -87,12 +100,25 @@ impl Method {
         REMOVED.contains(&name)
     }
 
-    /// Whether its `params` name one primitive (`name`, or `uri` for `resources/read`), which the
-    /// `Mcp-Name` header mirrors on HTTP.
+    /// Whether its `params` name one thing (`name`, `uri` for `resources/read`, `taskId` for
+    /// `tasks/*`), which the `Mcp-Name` header mirrors on HTTP.
     pub const fn names_a_primitive(self) -> bool {
         matches!(
             self,
-            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+            Method::ToolsCall
+                | Method::PromptsGet
+                | Method::ResourcesRead
+                | Method::TasksGet
+                | Method::TasksUpdate
+                | Method::TasksCancel
+        )
+    }
+
+    /// Whether it belongs to the tasks extension (`tasks/*`).
+    pub const fn is_task_method(self) -> bool {
+        matches!(
+            self,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel
         )
     }
 }

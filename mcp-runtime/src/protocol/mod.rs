@@ -28,6 +28,7 @@ mod prompts;
 mod request;
 mod resources;
 mod sampling;
+mod tasks;
 mod tools;
 mod trace;
 
@@ -43,5 +44,6 @@ pub use prompts::*;
 pub use request::{ClientMessage, ClientNotification, ClientParams, ClientRequest};
 pub use resources::*;
 pub use sampling::*;
+pub use tasks::*;
 pub use tools::*;
 pub use trace::{TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};

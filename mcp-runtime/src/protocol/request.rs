@@ -5,7 +5,7 @@
 use super::{
     CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, Method,
     PaginatedRequestParams, ReadResourceRequestParams, RequestId, RequestMeta,
-    SubscriptionsListenRequestParams,
+    SubscriptionsListenRequestParams, TaskIdParams, UpdateTaskParams,
 };
 use serde_json::value::RawValue;
 
@@ -81,12 +81,18 @@ pub enum ClientParams<'a> {
     Complete(CompleteRequestParams),
     /// `subscriptions/listen`.
     Listen(SubscriptionsListenRequestParams),
+    /// `tasks/get`.
+    TasksGet(TaskIdParams),
+    /// `tasks/update`.
+    TasksUpdate(UpdateTaskParams<'a>),
+    /// `tasks/cancel`.
+    TasksCancel(TaskIdParams),
     /// A method of this revision whose params do not have its shape: answered with `-32602`
     /// once the request has passed the checks every request passes.
     Malformed {
         /// The method.
         method: Method,
-        /// `params.name` (or `params.uri`) when it could be read, for the `Mcp-Name` check.
+        /// `params.name` (`params.uri`, `params.taskId`) when it could be read, for the `Mcp-Name` check.
         name: Option<String>,
         /// What is wrong.
         reason: String,
@@ -119,6 +125,9 @@ impl<'a> ClientRequest<'a> {
             ClientParams::PromptsGet(_) => Method::PromptsGet,
             ClientParams::Complete(_) => Method::Complete,
             ClientParams::Listen(_) => Method::Listen,
+            ClientParams::TasksGet(_) => Method::TasksGet,
+            ClientParams::TasksUpdate(_) => Method::TasksUpdate,
+            ClientParams::TasksCancel(_) => Method::TasksCancel,
             ClientParams::Malformed { method, .. } => *method,
             ClientParams::Unknown { method, .. } => return Err(method),
         })
@@ -133,12 +142,15 @@ impl<'a> ClientRequest<'a> {
     }
 
     /// The primitive the request names: `params.name` of `tools/call` and `prompts/get`,
-    /// `params.uri` of `resources/read` (what the `Mcp-Name` header mirrors).
+    /// `params.uri` of `resources/read`, `params.taskId` of `tasks/*` (what the `Mcp-Name`
+    /// header mirrors).
     pub fn primitive_name(&self) -> Option<&str> {
         match &self.params {
             ClientParams::ToolsCall(p) => Some(&p.name),
             ClientParams::PromptsGet(p) => Some(&p.name),
             ClientParams::ResourcesRead(p) => Some(&p.uri),
+            ClientParams::TasksGet(p) | ClientParams::TasksCancel(p) => Some(&p.task_id),
+            ClientParams::TasksUpdate(p) => Some(&p.task_id),
             ClientParams::Malformed { name, .. } => name.as_deref(),
             _ => None,
         }

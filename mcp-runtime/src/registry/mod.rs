@@ -35,7 +35,7 @@ pub(crate) use resource::ResourceFn;
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub(crate) use snapshot::{NameIndex, PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
-pub use tool::{NoArguments, Tool, ToolCall, parse_arguments};
+pub use tool::{NoArguments, TaskSupport, Tool, ToolCall, parse_arguments};
 
 use std::future::Future;
 use std::pin::Pin;

@@ -7,7 +7,7 @@ use super::kind::PrimitiveKind;
 use super::primitive::Items;
 use super::prompt::{Prompt, PromptFn};
 use super::resource::{Resource, ResourceFn, ResourceTemplate};
-use super::tool::{Tool, ToolHandler};
+use super::tool::{TaskSupport, Tool, ToolHandler};
 use crate::context::{StateMap, StateNeed};
 use crate::error::{BuildError, McpError, SourceLocation};
 use crate::schema::ArgumentValidator;
@@ -97,6 +97,8 @@ pub(crate) struct Registry {
     pub(crate) templates: Vec<Arc<TemplateEntry>>,
     pub(crate) prompts: Vec<Arc<PromptEntry>>,
     pub(crate) prompt_index: NameIndex,
+    /// Some tool runs as a task.
+    pub(crate) tasks: bool,
 }
 
 /// Tool names: 1–64 characters of `[A-Za-z0-9_.-]` (the spec allows 128; clients and the
@@ -184,6 +186,7 @@ impl Registry {
         }
         for t in &reg.tools {
             reg.guards[0].add(&t.tool.access);
+            reg.tasks |= t.tool.task != TaskSupport::Forbidden;
         }
         for r in &reg.resources {
             reg.guards[1].add(&r.resource.access);
@@ -213,6 +216,11 @@ impl Registry {
                 .find(|t| t.parsed.matches(uri).is_some())
                 .map(|t| &t.template.access),
         }
+    }
+
+    /// Whether some tool runs as a task (the tasks extension is served).
+    pub(crate) fn has_tasks(&self) -> bool {
+        self.tasks
     }
 
     pub(crate) fn has_completions(&self) -> bool {
@@ -340,6 +348,12 @@ impl Check<'_> {
             self.invalid("tool", name, "it has no handler".into(), at);
             return None;
         };
+        if tool.task != TaskSupport::Forbidden && matches!(handler, ToolHandler::Sync(_)) {
+            let reason = "it runs as a task, which needs an async handler (an `async fn`, or \
+                          `Tool::handler`/`raw_handler`)";
+            self.invalid("tool", name, reason.into(), at);
+            return None;
+        }
         Some(ToolEntry {
             name: Arc::from(name),
             headers,

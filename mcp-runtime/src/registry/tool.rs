@@ -98,6 +98,31 @@ pub struct Tool {
     pub(crate) problems: Vec<String>,
     /// What a caller needs to see and call it.
     pub(crate) access: Requirement,
+    /// Whether a call runs as a task (the tasks extension).
+    pub(crate) task: TaskSupport,
+}
+
+/// Whether a tool's calls run as tasks of the tasks extension (`io.modelcontextprotocol/tasks`):
+/// the call is answered at once with a task handle that the client polls (`tasks/get`), answers
+/// (`tasks/update`) and cancels (`tasks/cancel`), while the handler runs.
+///
+/// ```
+/// use mcp_runtime::{NoArguments, TaskSupport, Tool};
+/// let report = Tool::new("report")
+///     .task(TaskSupport::Optional)
+///     .handler(|_: NoArguments, _cx| async { "done" });
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never a task: the call answers with its result (the default).
+    #[default]
+    Forbidden,
+    /// A task when this request's client capabilities declare the extension, a plain call
+    /// otherwise.
+    Optional,
+    /// Always a task: a client that does not declare the extension gets `-32021`.
+    Required,
 }
 
 impl std::fmt::Debug for Tool {
@@ -133,6 +158,7 @@ impl Tool {
             schema_derived: false,
             problems: Vec::new(),
             access: Requirement::default(),
+            task: TaskSupport::Forbidden,
         }
     }
     /// The tool's name.
@@ -214,6 +240,12 @@ impl Tool {
         if !self.needs.contains(&need) {
             self.needs.push(need);
         }
+        self
+    }
+    /// Runs the tool's calls as tasks (see [`TaskSupport`]). A task tool needs an `async`
+    /// handler ([`handler`](Self::handler) or [`raw_handler`](Self::raw_handler)).
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = support;
         self
     }
     /// Declares that the handler asks the client for input (multi round-trip requests): a

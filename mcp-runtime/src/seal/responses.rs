@@ -18,6 +18,10 @@ impl Responses {
     pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
+    /// Every answer, in the order given (a later one under a key overrides an earlier one).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), &**v))
+    }
     /// The answer under `key`.
     pub(crate) fn get(&self, key: &str) -> Option<&RawValue> {
         self.0

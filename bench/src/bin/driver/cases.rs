@@ -1,7 +1,9 @@
 //! The cases: what each sends, and how a correct answer looks.
 
 use mcp_bench::client::{self, Response};
-use mcp_bench::{Request, add_call, mrtr_first, mrtr_retry, resource_read, tools_list};
+use mcp_bench::{
+    Request, add_call, add_task_call, mrtr_first, mrtr_retry, resource_read, tasks_get, tools_list,
+};
 
 /// Which server a case runs against.
 #[derive(Clone, Copy, Debug)]
@@ -24,7 +26,7 @@ pub(crate) struct Case {
     pub(crate) kind: Kind,
 }
 
-pub(crate) const CASES: [Case; 15] = [
+pub(crate) const CASES: [Case; 16] = [
     Case {
         key: "baseline",
         what: "raw axum + serde_json, tools/call add",
@@ -120,6 +122,11 @@ pub(crate) const CASES: [Case; 15] = [
         kind: Kind::Observed("auth"),
     },
     Case {
+        key: "tasks-get",
+        what: "ours, tasks/get of a completed task (the tasks extension), its add result",
+        kind: Kind::Observed("tasks"),
+    },
+    Case {
         key: "call-auth-first",
         what: "ours, tools/call add behind OAuth, a new JWT each request (signature checked)",
         kind: Kind::Observed("auth"),
@@ -148,6 +155,12 @@ pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
             return Ok((1..=FIRST_SIGHTS)
                 .map(|n| add_call(false).with_token(&mcp_bench::calc_token(n)))
                 .collect());
+        }
+        "tasks-get" => {
+            let r = ask(&add_task_call())?;
+            let v: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
+            let id = v["result"]["taskId"].as_str().ok_or("no taskId")?;
+            return Ok(vec![tasks_get(id)]);
         }
         _ => {}
     }
@@ -182,6 +195,7 @@ pub(crate) fn probe(case: &Case) -> Request {
         return add_call(false).with_token(&mcp_bench::calc_token(0));
     }
     match base(case.key) {
+        "tasks-get" => add_task_call(),
         "mrtr" => mrtr_first(),
         "sse" => add_call(true),
         "resource" => resource_read(),
@@ -203,6 +217,10 @@ pub(crate) fn correct(case: &Case, i: usize, resp: &Response) -> bool {
                 resp.content_type == "text/event-stream"
                     && b.matches("notifications/progress").count() == 2
                     && b.contains(r#""text":"42""#)
+            }
+            "tasks-get" => {
+                b.contains(r#""status":"completed""#) && b.contains(r#""text":"42""#)
+                    || b.contains(r#""resultType":"task""#)
             }
             "mrtr" if i == 0 => b.contains(r#""resultType":"input_required""#),
             "mrtr" => b.contains(r#""resultType":"complete""#) && b.contains(r#""isError":false"#),

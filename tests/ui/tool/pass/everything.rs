@@ -88,6 +88,19 @@ async fn impl_return() -> impl mcp_runtime::IntoToolResult {
     "ok"
 }
 
+/// Runs as a task when the client declares the tasks extension.
+#[tool(task = "optional")]
+async fn maybe_task() -> &'static str {
+    "ok"
+}
+
+/// Runs only as a task.
+#[tool(task = "required")]
+async fn only_task(progress: Progress) -> &'static str {
+    progress.report(1.0, None, Some("done"));
+    "ok"
+}
+
 mod nested {
     use mcp_runtime::tool;
     /// Visible from outside.
