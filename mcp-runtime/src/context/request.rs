@@ -13,7 +13,7 @@ use crate::seal::InputData;
 use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// Typed application state shared by all requests, registered with
@@ -42,7 +42,7 @@ pub(crate) struct ContextInner {
     pub(crate) trace: Option<Box<RequestTrace>>,
     /// When the handler runs as a task: where its progress messages go (the task's
     /// `statusMessage`), instead of `notifications/progress`.
-    pub(crate) task_status: OnceLock<mpsc::UnboundedSender<String>>,
+    pub(crate) task_status: OnceLock<watch::Sender<Option<String>>>,
     /// Set when the handler's declared inputs (`#[elicit]`, `#[sample]`, `#[roots]`) asked the
     /// client: a task tool asks those before its task starts.
     pub(crate) inputs_asked: AtomicBool,
@@ -269,7 +269,10 @@ impl Progress {
                 (None, Some(t)) => format!("{} of {}", number(progress), number(t)),
                 (None, None) => format!("{}", number(progress)),
             };
-            return status.send(text).is_ok();
+            // Only the latest message matters: a handler reporting faster than the store is
+            // written overwrites the one still waiting.
+            status.send_replace(Some(text));
+            return true;
         }
         let Some(token) = &request.meta.progress_token else {
             return false;

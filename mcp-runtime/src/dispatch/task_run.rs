@@ -30,7 +30,7 @@ use std::sync::atomic::Ordering;
 use std::task::Poll;
 use std::time::Duration;
 use tokio::sync::broadcast::{self, error::RecvError};
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 
 type Handler = BoxFuture<'static, Result<ToolOutcome, McpError>>;
 
@@ -57,8 +57,8 @@ struct Job {
     /// The state the handler sealed with its last question.
     state: Option<String>,
     /// The handler's progress messages (the task's `statusMessage`).
-    status_tx: mpsc::UnboundedSender<String>,
-    status_rx: mpsc::UnboundedReceiver<String>,
+    status_tx: watch::Sender<Option<String>>,
+    status_rx: watch::Receiver<Option<String>>,
 }
 
 /// Where a handler invocation left the task.
@@ -99,7 +99,7 @@ impl Dispatcher {
             let e = McpError::internal("a task tool needs an async handler");
             return Work::Ready(Response::error(Some(&id), &e));
         };
-        let (status_tx, status_rx) = mpsc::unbounded_channel();
+        let (status_tx, status_rx) = watch::channel(None);
         let _ = call.context.inner.task_status.set(status_tx.clone());
         let inner = call.context.inner.clone();
         let job = Job {
@@ -229,7 +229,9 @@ impl Dispatcher {
             let event = match &mut phase {
                 Phase::Running(handler, _) => tokio::select! {
                     out = catch_panic(handler) => Event::Finished(out),
-                    Some(text) = job.status_rx.recv() => Event::Message(text),
+                    Ok(()) = job.status_rx.changed() => {
+                        Event::Message(job.status_rx.borrow_and_update().clone().unwrap_or_default())
+                    }
                     change = changes.recv() => changed(&job.id, change),
                     () = &mut expired => Event::Expired,
                     () = self.shutdown.cancelled() => Event::Shutdown,
@@ -264,10 +266,10 @@ impl Dispatcher {
                     }
                     let asking = matches!(settled, Settled::Asking(_));
                     // The handler's last words before it finished go with its status.
-                    let mut message = None;
-                    while let Ok(text) = job.status_rx.try_recv() {
-                        message = Some(text);
-                    }
+                    let message = match job.status_rx.has_changed() {
+                        Ok(true) => job.status_rx.borrow_and_update().clone(),
+                        _ => None,
+                    };
                     let now = now_ms();
                     let change = |t: &mut TaskRecord| {
                         if let Some(text) = &message

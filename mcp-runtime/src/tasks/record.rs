@@ -104,17 +104,20 @@ impl TaskRecord {
 
     /// How `tasks/get` and `notifications/tasks` show it, taking the record apart.
     pub fn into_detailed(self) -> DetailedTask {
-        let mut task = DetailedTask::new(self.id, self.status, iso8601(self.created_ms));
-        task.last_updated_at = iso8601(self.updated_ms);
-        task.status_message = self.status_message;
-        task.ttl_ms = self.ttl_ms;
-        task.poll_interval_ms = self.poll_interval_ms;
-        match self.status {
-            TaskStatus::InputRequired => task.input_requests = self.input_requests,
-            TaskStatus::Completed => task.result = self.result,
-            TaskStatus::Failed => task.error = self.error,
-            TaskStatus::Working | TaskStatus::Cancelled => {}
+        let status = self.status;
+        DetailedTask {
+            task_id: self.id,
+            status,
+            status_message: self.status_message,
+            created_at: iso8601(self.created_ms),
+            last_updated_at: iso8601(self.updated_ms),
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: self.poll_interval_ms,
+            input_requests: self
+                .input_requests
+                .filter(|_| status == TaskStatus::InputRequired),
+            result: self.result.filter(|_| status == TaskStatus::Completed),
+            error: self.error.filter(|_| status == TaskStatus::Failed),
         }
-        task
     }
 }
