@@ -7,6 +7,11 @@
 # the interleaved wrk rounds (about 5 minutes: 9 cases x 7 rounds x ~5 s) and the callgrind
 # instruction counts (about 2 minutes), and writes both tables to target/h-bench/bench-*.md.
 # Loopback only. Extra arguments go to the wrk rounds (e.g. --rounds 3 --secs 2).
+#
+#     bash bench/run.sh --clients
+#
+# runs only the many-clients family instead (`mcp-bench-clients`: up to 10,000 listen streams,
+# about 3 minutes) and writes target/h-bench/bench-clients.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target/h-bench}"
@@ -19,6 +24,11 @@ if ((${#need[@]})); then
 fi
 cargo build --release -p mcp-bench --bins
 bin="$CARGO_TARGET_DIR/release"
+if [ "${1:-}" = "--clients" ]; then
+    shift
+    timeout 1200 "$bin/mcp-bench-clients" "$@" | tee "$CARGO_TARGET_DIR/bench-clients.md"
+    exit "${PIPESTATUS[0]}"
+fi
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 timeout 900 "$bin/mcp-bench" --markdown "$CARGO_TARGET_DIR/bench-wrk.md" "$@"
 timeout 600 "$bin/mcp-bench" --callgrind --calls 1000 --markdown "$CARGO_TARGET_DIR/bench-callgrind.md"

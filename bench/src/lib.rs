@@ -10,6 +10,7 @@ pub mod client;
 
 use mcp_runtime::auth::ResourceServer;
 use mcp_runtime::testing::TestIssuer;
+use mcp_runtime::{Change, ChangeBus};
 use mcp_runtime::{
     HttpOptions, KeyRing, PrimitiveKind, Tool, ToolOutcome, protocol::CallToolResult,
 };
@@ -502,4 +503,184 @@ mod tests {
         assert_eq!(v["result"]["content"][0]["text"], "42");
         assert!(baseline_answer(resource_read().body.as_bytes()).is_none());
     }
+}
+
+/// The payload of the large-read case: 10 MiB of text.
+pub const BIG_BYTES: usize = 10 * 1024 * 1024;
+/// The size of the large-argument case's argument: 1 MiB of text.
+pub const ARGUMENT_BYTES: usize = 1024 * 1024;
+
+/// The arguments of `storm`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct StormArgs {
+    /// How many changes to publish.
+    pub count: u32,
+}
+
+/// The arguments of `echo_len`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct EchoArgs {
+    /// Any text.
+    pub data: String,
+}
+
+/// The study server for the many-clients cases (`mcp-bench-ours --observe clients`): limits
+/// raised for 10,000+ listen streams, resource subscriptions on, and four more primitives:
+/// `touch` (announces `config://service` updated), `storm` (announces it `count` times),
+/// `echo_len` (the length of its `data` argument) and `big://text` (10 MiB of text).
+pub fn clients_server() -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
+    let bus = mcp_runtime::LocalBus::new(4096);
+    let touch_bus = bus.clone();
+    let storm_bus = bus.clone();
+    mcp_runtime::Server::from_inventory()
+        .name("study-server")
+        .version("2.0.0")
+        .state_keys(key_ring())
+        .list_changed(true)
+        .resource_subscriptions(true)
+        .change_bus(bus)
+        .limits(
+            mcp_runtime::Limits::default()
+                .listen_streams(40_000)
+                .concurrent_requests(60_000),
+        )
+        .tool(
+            Tool::new("touch")
+                .description("Announce that config://service changed.")
+                .handler(move |_: mcp_runtime::NoArguments, _cx| {
+                    touch_bus.publish(Change::ResourceUpdated("config://service".into()));
+                    async { "touched" }
+                }),
+        )
+        .tool(
+            Tool::new("storm")
+                .description("Announce that config://service changed, `count` times.")
+                .handler(move |args: StormArgs, _cx| {
+                    for _ in 0..args.count {
+                        storm_bus.publish(Change::ResourceUpdated("config://service".into()));
+                    }
+                    async move { format!("{} changes", args.count) }
+                }),
+        )
+        .tool(
+            Tool::new("echo_len")
+                .description("The length of the text.")
+                .handler(|args: EchoArgs, _cx| async move { args.data.len().to_string() }),
+        )
+        .resource(
+            mcp_runtime::Resource::new("big://text", "big")
+                .mime_type("text/plain")
+                // Made on each read, as the baseline makes it.
+                .handler(|_read| async { "x".repeat(BIG_BYTES) }),
+        )
+        .build()
+}
+
+/// `subscriptions/listen` for updates of `config://service`.
+pub fn listen_request() -> Request {
+    Request::new(
+        "subscriptions/listen",
+        None,
+        json!({"notifications": {"resourceSubscriptions": ["config://service"]}, "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// `tools/call` of `touch`.
+pub fn touch_call() -> Request {
+    Request::new(
+        "tools/call",
+        Some("touch"),
+        json!({"name": "touch", "arguments": {}, "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// `tools/call` of `storm` with `count`.
+pub fn storm_call(count: u32) -> Request {
+    Request::new(
+        "tools/call",
+        Some("storm"),
+        json!({"name": "storm", "arguments": {"count": count}, "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// `resources/read` of `big://text` (10 MiB).
+pub fn big_read() -> Request {
+    Request::new(
+        "resources/read",
+        Some("big://text"),
+        json!({"uri": "big://text", "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// `tools/call` of `echo_len` with a 1 MiB argument.
+pub fn big_argument_call() -> Request {
+    Request::new(
+        "tools/call",
+        Some("echo_len"),
+        json!({"name": "echo_len", "arguments": {"data": "y".repeat(ARGUMENT_BYTES)}, "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// What the baseline answers besides `add`.
+#[derive(Debug)]
+pub enum BaselineAnswer {
+    /// A JSON response body.
+    Json(Vec<u8>),
+    /// An SSE stream: this first event, then nothing, held open.
+    HeldStream(Vec<u8>),
+}
+
+#[derive(Deserialize)]
+struct OtherRequest {
+    id: Value,
+    method: String,
+    #[serde(default)]
+    params: OtherParams,
+}
+
+#[derive(Deserialize, Default)]
+struct OtherParams {
+    #[serde(default)]
+    uri: Option<String>,
+    #[serde(default)]
+    arguments: Option<EchoArgs>,
+}
+
+/// The baseline's answer to the many-clients requests: the listen acknowledgement (as one SSE
+/// event), the 10 MiB read, the length of a large argument. The same bytes the framework sends,
+/// with no framework.
+pub fn baseline_other(body: &[u8]) -> Option<BaselineAnswer> {
+    let req: OtherRequest = serde_json::from_slice(body).ok()?;
+    match req.method.as_str() {
+        "subscriptions/listen" => {
+            let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                "params": {"notifications": {"resourceSubscriptions": ["config://service"]},
+                "_meta": {"io.modelcontextprotocol/subscriptionId": req.id}}});
+            Some(BaselineAnswer::HeldStream(
+                format!("event: message\ndata: {ack}\n\n").into_bytes(),
+            ))
+        }
+        "resources/read" if req.params.uri.as_deref() == Some("big://text") => {
+            let text = "x".repeat(BIG_BYTES);
+            let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
+                "contents": [{"uri": "big://text", "mimeType": "text/plain", "text": text}]}});
+            serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
+        }
+        "tools/call" => {
+            let len = req.params.arguments?.data.len();
+            let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
+                "content": [{"type": "text", "text": len.to_string()}], "isError": false}});
+            serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
+        }
+        _ => None,
+    }
+}
+
+/// A listener on `addr` as `Server::run` binds it (a backlog of 4,096: the benchmarks open a
+/// thousand connections at once).
+pub async fn listen(addr: &str) -> std::io::Result<tokio::net::TcpListener> {
+    let addr = addr
+        .parse()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    mcp_runtime::transport::http::bind(addr).await
 }

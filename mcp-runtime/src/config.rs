@@ -169,6 +169,7 @@ pub struct Limits {
     pub(crate) request_timeout: Option<Duration>,
     pub(crate) state_bytes: usize,
     pub(crate) rounds: u32,
+    pub(crate) notification_queue: usize,
 }
 
 impl Default for Limits {
@@ -181,6 +182,7 @@ impl Default for Limits {
             request_timeout: Some(Duration::from_secs(300)),
             state_bytes: crate::seal::MAX_STATE_BYTES,
             rounds: crate::seal::MAX_ROUNDS,
+            notification_queue: 64,
         }
     }
 }
@@ -216,6 +218,15 @@ impl Limits {
     /// Largest `requestState`, in bytes of its wire form.
     pub fn state_bytes(mut self, bytes: usize) -> Self {
         self.state_bytes = bytes.max(256);
+        self
+    }
+    /// Most notifications waiting to be written to one request's stream, at least 1 (default
+    /// 64). A client that reads too slowly does not make the server hold more: a
+    /// `subscriptions/listen` stream that falls that far behind is ended with a `-32603` result
+    /// (open a new one and fetch the lists again); a call drops the progress and log
+    /// notifications that do not fit (later ones supersede them).
+    pub fn notification_queue(mut self, n: usize) -> Self {
+        self.notification_queue = n.max(1);
         self
     }
     /// Most rounds of client input one request may take.

@@ -112,7 +112,7 @@ impl Server {
                 self.serve_stdio().await
             }
             RunMode::Http(addr) => {
-                let listener = tokio::net::TcpListener::bind(addr).await?;
+                let listener = crate::transport::http::bind(addr).await?;
                 let url = format!(
                     "http://{}{}",
                     listener.local_addr()?,

@@ -6,7 +6,8 @@
 //! [`mcp_bench::PAGE_SIZE`]); `--validate` adds the 20-field `register` tool; `--observe` turns
 //! on a `tracing` `fmt` subscriber at INFO (`fmt`), one pass-through layer (`layer`), a layer
 //! that does not want `add` (`idle-layer`), the metrics without a recorder (`metrics`), or
-//! OAuth with `add` needing the `calc` scope (`auth`: JWTs of [`mcp_bench::issuer`]).
+//! OAuth with `add` needing the `calc` scope (`auth`: JWTs of [`mcp_bench::issuer`]), or the
+//! many-clients server (`clients`: [`mcp_bench::clients_server`]).
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -58,8 +59,9 @@ async fn main() -> Result<(), Error> {
                 .init();
             mcp_bench::build_server(study::build, fill, validate)?
         }
+        Some("clients") => mcp_bench::clients_server()?,
         Some(what) => mcp_bench::observed_server(what)?,
     };
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let listener = mcp_bench::listen(&addr).await?;
     server.serve(listener, options).await
 }

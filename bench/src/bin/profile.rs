@@ -3,7 +3,7 @@
 //! wall time per request. Run it under `valgrind --tool=callgrind` to see where the
 //! instructions go. Cases: `baseline` (the baseline's parse + serialize), `call`, `sse`,
 //! `mrtr` (both rounds alternately), `resource`, `validate20`, `list100`, `list1000`,
-//! `list10000`.
+//! `list10000`; and `listen`, the heap bytes each open listen stream holds.
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -19,6 +19,8 @@ struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static ALLOCATED_BYTES: AtomicU64 = AtomicU64::new(0);
+/// Bytes allocated and not yet freed.
+static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
 
 // SAFETY: forwards every call to `System` unchanged; the counters are plain atomics.
 #[allow(unsafe_code)]
@@ -26,16 +28,20 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         ALLOCATED_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
         // SAFETY: same contract as the caller's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
         // SAFETY: same contract as the caller's.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         ALLOCATED_BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
+        LIVE_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
         // SAFETY: same contract as the caller's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -101,6 +107,31 @@ fn main() -> Result<(), String> {
             }
         })
     };
+    if case == "listen" {
+        // Heap bytes each open listen stream holds in the framework (no HTTP): `iters` streams,
+        // each polled to its acknowledgement, then counted while all are open.
+        let server = mcp_bench::clients_server().map_err(|e| e.to_string())?;
+        let body = mcp_bench::listen_request().body;
+        let mut calls = Vec::with_capacity(iters);
+        let before = LIVE_BYTES.load(Ordering::Relaxed);
+        rt.block_on(async {
+            for _ in 0..iters {
+                let mut call = server
+                    .handle_message(body.as_bytes(), Default::default())
+                    .ok_or("no call")?;
+                call.next_message().await.ok_or("no acknowledgement")?;
+                calls.push(call);
+            }
+            Ok::<_, String>(())
+        })?;
+        let live = LIVE_BYTES.load(Ordering::Relaxed) - before;
+        println!(
+            "listen: {:.0} heap bytes per open stream in the framework ({iters} streams)",
+            live as f64 / iters as f64
+        );
+        drop(calls);
+        return Ok(());
+    }
     let reqs: Vec<Request> = match case.as_str() {
         "call" => vec![add_call(false)],
         "sse" => vec![add_call(true)],

@@ -4,13 +4,15 @@
 mod caller;
 mod extract;
 mod notify;
+mod queue;
 mod request;
 mod trace;
 
 pub use caller::Caller;
 pub use extract::{FromContext, State, StateNeed};
 pub use notify::Logger;
-pub(crate) use notify::Notifier;
+pub(crate) use notify::{Notifier, Sent};
+pub(crate) use queue::{Receiver as NotificationReceiver, queue as notification_queue};
 pub(crate) use request::{ContextInner, StateMap};
 pub use request::{Progress, RequestContext};
 pub use tokio_util::sync::CancellationToken;

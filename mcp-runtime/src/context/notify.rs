@@ -1,30 +1,63 @@
 //! Request-scoped notifications: the channel onto the response stream of one request
 //! ([`Notifier`]) and the log messages sent on it ([`Logger`]).
 
+use super::queue::{Refused, Sender};
 use crate::protocol::{JsonRpcNotification, LoggingLevel, LoggingMessageNotificationParams};
 use bytes::Bytes;
 use serde::Serialize;
-use tokio::sync::mpsc;
 
-/// Sends request-scoped notifications onto the response stream of one request.
+/// Sends request-scoped notifications onto the response stream of one request, through a
+/// bounded queue ([`Limits::notification_queue`](crate::Limits::notification_queue)).
 #[derive(Clone, Debug)]
 pub(crate) struct Notifier {
-    tx: Option<mpsc::UnboundedSender<Bytes>>,
+    tx: Option<Sender>,
+}
+
+/// What became of one notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// Queued for the stream.
+    Queued,
+    /// Dropped: the stream's queue is full (its client reads too slowly).
+    Full,
+    /// Dropped: nobody reads the stream any more (or the request has no stream).
+    Gone,
 }
 
 impl Notifier {
-    pub(crate) fn new(tx: mpsc::UnboundedSender<Bytes>) -> Self {
+    pub(crate) fn new(tx: Sender) -> Self {
         Notifier { tx: Some(tx) }
     }
     pub(crate) fn none() -> Self {
         Notifier { tx: None }
     }
+    /// Queues a notification; whether it was.
     pub(crate) fn send<P: Serialize>(&self, method: &str, params: &P) -> bool {
-        let Some(tx) = &self.tx else { return false };
-        match serde_json::to_vec(&JsonRpcNotification::new(method, params)) {
-            Ok(bytes) => tx.send(Bytes::from(bytes)).is_ok(),
-            Err(_) => false,
+        self.deliver(method, params) == Sent::Queued
+    }
+    /// Queues a notification, saying why it was not when it was not.
+    pub(crate) fn deliver<P: Serialize>(&self, method: &str, params: &P) -> Sent {
+        let Some(tx) = &self.tx else {
+            return Sent::Gone;
+        };
+        // Checked first: a refused notification costs no serialization.
+        if let Some(refused) = tx.refuses() {
+            return sent(refused);
         }
+        let Ok(bytes) = serde_json::to_vec(&JsonRpcNotification::new(method, params)) else {
+            return Sent::Gone;
+        };
+        match tx.try_send(Bytes::from(bytes)) {
+            Ok(()) => Sent::Queued,
+            Err(refused) => sent(refused),
+        }
+    }
+}
+
+fn sent(refused: Refused) -> Sent {
+    match refused {
+        Refused::Full => Sent::Full,
+        Refused::Closed => Sent::Gone,
     }
 }
 

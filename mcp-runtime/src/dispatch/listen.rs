@@ -8,7 +8,7 @@ use super::metrics::ListenStream;
 use super::tools::{declares_tasks, tasks_not_declared};
 use super::work::Work;
 use crate::bus::Change;
-use crate::context::RequestContext;
+use crate::context::{RequestContext, Sent};
 use crate::error::McpError;
 use crate::protocol::{
     NotificationMeta, NotificationParams, ResourceUpdatedNotificationParams, ResultMeta,
@@ -120,40 +120,57 @@ impl Dispatcher {
                 },
             };
             let params = NotificationParams { meta: Some(tag()) };
-            match change {
+            let sent = match change {
                 Change::ToolsListChanged if honoured.tools_list_changed == Some(true) => {
-                    notifier.send("notifications/tools/list_changed", &params);
+                    notifier.deliver("notifications/tools/list_changed", &params)
                 }
                 Change::PromptsListChanged if honoured.prompts_list_changed == Some(true) => {
-                    notifier.send("notifications/prompts/list_changed", &params);
+                    notifier.deliver("notifications/prompts/list_changed", &params)
                 }
                 Change::ResourcesListChanged if honoured.resources_list_changed == Some(true) => {
-                    notifier.send("notifications/resources/list_changed", &params);
+                    notifier.deliver("notifications/resources/list_changed", &params)
                 }
                 Change::Task(task) if watched(&honoured, &task) => {
                     let owner = cx.caller().map(|c| c.binding_key().to_string());
-                    if let Ok(record) = self.owned_task(&task, owner.as_deref()).await {
-                        notifier.send(
+                    match self.owned_task(&task, owner.as_deref()).await {
+                        Ok(record) => notifier.deliver(
                             "notifications/tasks",
                             &TaskNotificationParams {
                                 task: record.into_detailed(),
                                 meta: Some(tag()),
                             },
-                        );
+                        ),
+                        Err(_) => Sent::Queued,
                     }
                 }
                 Change::ResourceUpdated(uri)
                     if subscribed(&honoured, &uri) && self.may_read(&uri, &cx) =>
                 {
-                    notifier.send(
+                    notifier.deliver(
                         "notifications/resources/updated",
                         &ResourceUpdatedNotificationParams {
                             uri,
                             meta: Some(tag()),
                         },
-                    );
+                    )
                 }
-                _ => {}
+                _ => Sent::Queued,
+            };
+            match sent {
+                Sent::Queued => {}
+                // Nobody reads the stream: the client went away.
+                Sent::Gone => break,
+                Sent::Full => {
+                    let queued = self.config.limits.notification_queue;
+                    tracing::debug!(
+                        target: "mcp_runtime::request",
+                        queued,
+                        "listen stream closed: its client fell behind"
+                    );
+                    return Err(McpError::internal(format!(
+                        "This listen stream was closed: its client fell {queued} notifications behind. Open a new one and fetch the lists again."
+                    )));
+                }
             }
         }
         Ok(Response::result(

@@ -11,7 +11,7 @@ use super::observe::Observation;
 use super::trace;
 use super::work::{Prepared, Work};
 use super::{Dispatcher, Ingress};
-use crate::context::{ContextInner, Notifier, RequestContext, RequestTrace};
+use crate::context::{ContextInner, Notifier, RequestContext, RequestTrace, notification_queue};
 use crate::error::McpError;
 use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId};
 use crate::registry::Registry;
@@ -19,7 +19,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Instant;
-use tokio::sync::mpsc;
 use tracing::Instrument;
 
 impl Dispatcher {
@@ -86,7 +85,7 @@ impl Dispatcher {
             || meta.progress_token.is_some()
             || (cfg.logging && log_level.is_some());
         let (notifier, rx) = if notifies {
-            let (tx, rx) = mpsc::unbounded_channel();
+            let (tx, rx) = notification_queue(cfg.limits.notification_queue);
             (Notifier::new(tx), Some(rx))
         } else {
             (Notifier::none(), None)

@@ -19,6 +19,9 @@ use tokio_util::sync::CancellationToken;
 /// Longest accepted input line (16 MiB); longer lines are answered with `-32600` and skipped.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// Messages waiting to be written to the output, at most.
+const OUT_QUEUE: usize = 256;
+
 /// Serves newline-delimited JSON-RPC read from `input`, answering on `output`, until `input`
 /// ends.
 pub(crate) async fn serve<R, W>(
@@ -30,7 +33,9 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Bytes>();
+    // Bounded: when the client stops reading stdout, calls wait here, and their own bounded
+    // notification queues decide what is dropped; memory does not grow.
+    let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(OUT_QUEUE);
     let writer = tokio::spawn(async move {
         let mut output = output;
         while let Some(line) = out_rx.recv().await {
@@ -56,7 +61,7 @@ where
                 codes::INVALID_REQUEST,
                 format!("Invalid Request: the message exceeds {MAX_LINE} bytes"),
             );
-            let _ = out_tx.send(Response::error(None, &e).body);
+            let _ = out_tx.send(Response::error(None, &e).body).await;
             continue;
         }
         let text = trim_line(&line);
@@ -104,7 +109,7 @@ where
                         r.body
                     }
                 };
-                if out.send(bytes).is_err() {
+                if out.send(bytes).await.is_err() {
                     break;
                 }
             }
