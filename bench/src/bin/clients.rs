@@ -3,7 +3,7 @@
 //! doing the same with no framework, measured in the same run. Everything runs on loopback,
 //! bounded in count and time.
 //!
-//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory]` (build with
+//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory] [--rounds 5]` (build with
 //! `cargo build --release -p mcp-bench --bins`; `bash bench/run.sh --clients` runs it). Prints
 //! a Markdown report, and each target as met or missed.
 
@@ -44,11 +44,22 @@ impl Server {
             .port();
         let addr = format!("127.0.0.1:{port}");
         let mut cmd = match kind {
-            Kind::Ours => {
-                let mut c = Command::new(dir.join("mcp-bench-ours"));
-                c.args(["--observe", "clients", "--addr", &addr]);
-                c
-            }
+            // `MCP_BENCH_OURS_PREFIX="valgrind --tool=callgrind"` runs it under a profiler.
+            Kind::Ours => match std::env::var("MCP_BENCH_OURS_PREFIX") {
+                Ok(prefix) if !prefix.trim().is_empty() => {
+                    let mut words = prefix.split_whitespace();
+                    let mut c = Command::new(words.next().unwrap_or_default());
+                    c.args(words);
+                    c.arg(dir.join("mcp-bench-ours"));
+                    c.args(["--observe", "clients", "--addr", &addr]);
+                    c
+                }
+                _ => {
+                    let mut c = Command::new(dir.join("mcp-bench-ours"));
+                    c.args(["--observe", "clients", "--addr", &addr]);
+                    c
+                }
+            },
             Kind::Baseline => {
                 let mut c = Command::new(dir.join("mcp-bench-baseline"));
                 c.args(["--addr", &addr]);
@@ -61,7 +72,7 @@ impl Server {
             .spawn()
             .map_err(|e| format!("{kind:?}: {e}"))?;
         let server = Server { child, port };
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(120);
         while Instant::now() < deadline {
             if let Ok(r) = mcp_bench::client::once(port, &add_call(false))
                 && r.status == 200
@@ -93,6 +104,14 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // SIGINT first, so a profiler it runs under writes its data.
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -475,16 +494,20 @@ async fn main() -> Result<(), String> {
     }
     if arg("--only").as_deref() == Some("memory") {
         // Only ours' memory per stream, for iterating on it.
+        let base = Server::start(Kind::Baseline)?;
+        let (floor, streams) = memory_per_stream(&base, most).await?;
+        drop((streams, base));
         let ours = Server::start(Kind::Ours)?;
         let (per, _streams) = memory_per_stream(&ours, most).await?;
-        println!("ours: {per:.2} KiB per stream at {most} streams");
+        println!("{most} streams: raw axum {floor:.2} KiB per stream, ours {per:.2}");
         return Ok(());
     }
     if arg("--only").as_deref() == Some("fanout") {
         // Only the fan-out, for iterating on it.
         let ours = Server::start(Kind::Ours)?;
         let streams = open_streams(ours.port, most).await?;
-        let (latencies, per_round) = fan_out(ours.port, streams, 5).await?;
+        let rounds = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(5);
+        let (latencies, per_round) = fan_out(ours.port, streams, rounds).await?;
         println!(
             "fan-out to {most} streams: p50 {} ms, p99 {} ms; p99 per round: {} ms",
             ms(percentile(&latencies, 0.5)),

@@ -35,6 +35,20 @@ impl Notifier {
     pub(crate) fn send<P: Serialize>(&self, method: &str, params: &P) -> bool {
         self.deliver(method, params) == Sent::Queued
     }
+    /// Queues the notification `render` writes (called only when there is room), saying why
+    /// it was not queued when it was not.
+    pub(crate) fn deliver_with(&self, render: impl FnOnce() -> Bytes) -> Sent {
+        let Some(tx) = &self.tx else {
+            return Sent::Gone;
+        };
+        if let Some(refused) = tx.refuses() {
+            return sent(refused);
+        }
+        match tx.try_send(render()) {
+            Ok(()) => Sent::Queued,
+            Err(refused) => sent(refused),
+        }
+    }
     /// Queues a notification, saying why it was not when it was not.
     pub(crate) fn deliver<P: Serialize>(&self, method: &str, params: &P) -> Sent {
         let Some(tx) = &self.tx else {

@@ -11,10 +11,11 @@ use crate::bus::Change;
 use crate::context::{RequestContext, Sent};
 use crate::error::McpError;
 use crate::protocol::{
-    NotificationMeta, NotificationParams, ResourceUpdatedNotificationParams, ResultMeta,
-    ResultType, SubscriptionFilter, SubscriptionsAcknowledgedParams,
-    SubscriptionsListenRequestParams, SubscriptionsListenResult, TaskNotificationParams,
+    NotificationMeta, RequestId, ResultMeta, ResultType, SUBSCRIPTION_ID_KEY, SubscriptionFilter,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
+    TaskNotificationParams,
 };
+use bytes::Bytes;
 use serde_json::Map;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
@@ -108,27 +109,31 @@ impl Dispatcher {
                 notifications: honoured.clone(),
             },
         );
-        let cancel = cx.cancellation();
+        // Made once: made in the loop, each change re-registered the wait. (The request's own
+        // cancellation is not waited for: whoever cancels a listen stream drops its `Call`,
+        // and this future with it.)
+        let mut shutdown = std::pin::pin!(self.shutdown.cancelled());
+        let framed = Framed::new(&id);
         loop {
             let change = tokio::select! {
-                _ = self.shutdown.cancelled() => break,
-                _ = cancel.cancelled() => break,
+                _ = &mut shutdown => break,
                 change = changes.recv() => match change {
                     Ok(c) => c,
                     Err(RecvError::Lagged(_)) => continue,
                     Err(RecvError::Closed) => break,
                 },
             };
-            let params = NotificationParams { meta: Some(tag()) };
             let sent = match change {
-                Change::ToolsListChanged if honoured.tools_list_changed == Some(true) => {
-                    notifier.deliver("notifications/tools/list_changed", &params)
-                }
+                Change::ToolsListChanged if honoured.tools_list_changed == Some(true) => notifier
+                    .deliver_with(|| framed.list_changed("notifications/tools/list_changed")),
                 Change::PromptsListChanged if honoured.prompts_list_changed == Some(true) => {
-                    notifier.deliver("notifications/prompts/list_changed", &params)
+                    notifier
+                        .deliver_with(|| framed.list_changed("notifications/prompts/list_changed"))
                 }
                 Change::ResourcesListChanged if honoured.resources_list_changed == Some(true) => {
-                    notifier.deliver("notifications/resources/list_changed", &params)
+                    notifier.deliver_with(|| {
+                        framed.list_changed("notifications/resources/list_changed")
+                    })
                 }
                 Change::Task(task) if watched(&honoured, &task) => {
                     let owner = cx.caller().map(|c| c.binding_key().to_string());
@@ -146,13 +151,7 @@ impl Dispatcher {
                 Change::ResourceUpdated(uri)
                     if subscribed(&honoured, &uri) && self.may_read(&uri, &cx) =>
                 {
-                    notifier.deliver(
-                        "notifications/resources/updated",
-                        &ResourceUpdatedNotificationParams {
-                            uri,
-                            meta: Some(tag()),
-                        },
-                    )
+                    notifier.deliver_with(|| framed.resource_updated(&uri))
                 }
                 _ => Sent::Queued,
             };
@@ -183,6 +182,52 @@ impl Dispatcher {
     }
 }
 
+/// The notifications of one listen stream, written around its subscription id, which is
+/// serialized once. By hand: serde wrote `_meta` through a map for every stream and every
+/// change (see BENCHMARKS.md, "Many clients"). `tests/streaming.rs` reads them back as JSON.
+struct Framed {
+    /// `"_meta":{"io.modelcontextprotocol/subscriptionId":<id>}}}`
+    tail: Vec<u8>,
+}
+
+impl Framed {
+    fn new(id: &RequestId) -> Framed {
+        let mut tail = Vec::with_capacity(64);
+        tail.extend_from_slice(b"\"_meta\":{\"");
+        tail.extend_from_slice(SUBSCRIPTION_ID_KEY.as_bytes());
+        tail.extend_from_slice(b"\":");
+        // An id is a string or an integer: it always serializes.
+        let _ = serde_json::to_writer(&mut tail, id);
+        tail.extend_from_slice(b"}}}");
+        Framed { tail }
+    }
+
+    fn head(&self, method: &str, extra: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(48 + method.len() + extra + self.tail.len());
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"");
+        out.extend_from_slice(method.as_bytes());
+        out.extend_from_slice(b"\",\"params\":{");
+        out
+    }
+
+    /// `method` (a `*/list_changed` name, no escapes) with only `_meta`.
+    fn list_changed(&self, method: &str) -> Bytes {
+        let mut out = self.head(method, 0);
+        out.extend_from_slice(&self.tail);
+        Bytes::from(out)
+    }
+
+    /// `notifications/resources/updated` of `uri`.
+    fn resource_updated(&self, uri: &str) -> Bytes {
+        let mut out = self.head("notifications/resources/updated", uri.len() + 16);
+        out.extend_from_slice(b"\"uri\":");
+        let _ = serde_json::to_writer(&mut out, uri);
+        out.push(b',');
+        out.extend_from_slice(&self.tail);
+        Bytes::from(out)
+    }
+}
+
 /// Whether the stream watches task `id`.
 fn watched(honoured: &SubscriptionFilter, id: &str) -> bool {
     honoured
@@ -199,4 +244,52 @@ fn subscribed(honoured: &SubscriptionFilter, uri: &str) -> bool {
         .unwrap_or_default()
         .iter()
         .any(|s| uri == s || uri.starts_with(&format!("{}/", s.trim_end_matches('/'))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{
+        JsonRpcNotification, NotificationParams, ResourceUpdatedNotificationParams,
+    };
+    use serde_json::Value;
+
+    fn meta(id: &RequestId) -> Option<NotificationMeta> {
+        Some(NotificationMeta {
+            subscription_id: Some(id.clone()),
+            other: Map::new(),
+        })
+    }
+
+    /// The hand-written notifications are the JSON serde writes for the same values.
+    #[test]
+    fn framed_notifications_are_what_serde_writes() {
+        let ids = [
+            RequestId::Number(7),
+            RequestId::Number(-1),
+            RequestId::String("sub \"1\" \\ é\n".into()),
+        ];
+        for id in &ids {
+            let framed = Framed::new(id);
+            for method in [
+                "notifications/tools/list_changed",
+                "notifications/resources/list_changed",
+            ] {
+                let ours: Value = serde_json::from_slice(&framed.list_changed(method)).unwrap();
+                let params = NotificationParams { meta: meta(id) };
+                let theirs = serde_json::to_value(JsonRpcNotification::new(method, &params));
+                assert_eq!(ours, theirs.unwrap());
+            }
+            for uri in ["notes://1", "file:///a \"b\"\\c/é\u{1}"] {
+                let ours: Value = serde_json::from_slice(&framed.resource_updated(uri)).unwrap();
+                let params = ResourceUpdatedNotificationParams {
+                    uri: uri.into(),
+                    meta: meta(id),
+                };
+                let method = "notifications/resources/updated";
+                let theirs = serde_json::to_value(JsonRpcNotification::new(method, &params));
+                assert_eq!(ours, theirs.unwrap());
+            }
+        }
+    }
 }
