@@ -47,12 +47,18 @@ pub trait TaskStore: Send + Sync + 'static {
 
 /// The default [`TaskStore`]: the tasks of this process, in memory, at most `capacity` at once
 /// (a task whose lifetime is over makes room; a server holding `capacity` live tasks refuses new
-/// ones with `-32603`).
+/// ones with `-32603`). Expired tasks are also dropped every 256 creations.
 #[derive(Debug)]
 pub struct MemoryTaskStore {
     tasks: Mutex<HashMap<String, TaskRecord>>,
     capacity: usize,
+    /// Tasks created, to sweep expired ones every [`SWEEP_EVERY`] creations.
+    created: std::sync::atomic::AtomicUsize,
 }
+
+/// Expired tasks are dropped every this many creations (and whenever the store is full), so
+/// that a store far from full does not keep them until it fills.
+const SWEEP_EVERY: usize = 256;
 
 impl MemoryTaskStore {
     /// A store keeping at most `capacity` tasks.
@@ -60,6 +66,7 @@ impl MemoryTaskStore {
         MemoryTaskStore {
             tasks: Mutex::new(HashMap::new()),
             capacity: capacity.max(1),
+            created: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -81,7 +88,10 @@ impl MemoryTaskStore {
 
     fn create_now(&self, task: TaskRecord) -> Result<(), McpError> {
         let mut tasks = self.lock();
-        if tasks.len() >= self.capacity {
+        let created = self
+            .created
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if tasks.len() >= self.capacity || created % SWEEP_EVERY == SWEEP_EVERY - 1 {
             let now = now_ms();
             tasks.retain(|_, t| !t.is_expired(now));
         }
@@ -158,6 +168,17 @@ mod tests {
         let refused = store.create_now(TaskRecord::new("more", None, now, None, None));
         assert_eq!(refused.unwrap_err().code(), -32603);
         assert_eq!(store.len(), 2);
+    }
+
+    #[test]
+    fn expired_tasks_are_swept_long_before_the_store_fills() {
+        let store = MemoryTaskStore::new(100_000);
+        let old = now_ms() - 10_000;
+        for i in 0..SWEEP_EVERY {
+            let task = TaskRecord::new(format!("t{i}"), None, old, Some(1), None);
+            store.create_now(task).unwrap();
+        }
+        assert!(store.len() < SWEEP_EVERY, "{} kept", store.len());
     }
 
     #[test]
