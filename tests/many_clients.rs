@@ -5,7 +5,8 @@
 mod common;
 
 use common::{headers_for, request, spawn_http_with, within};
-use mcp_runtime::{HttpOptions, Limits, Resource, Server};
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::{Change, HttpOptions, Limits, LocalBus, NoArguments, Resource, Server, Tool};
 use serde_json::json;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -224,4 +225,38 @@ async fn a_stream_whose_client_does_not_read_is_ended_not_buffered() {
         )
         .await
     );
+}
+
+#[tokio::test]
+async fn a_stream_that_missed_changes_is_told_to_fetch_again() {
+    // A bus that keeps 2 changes per listener: the stream below misses most of 10.
+    let server = Server::builder()
+        .list_changed(true)
+        .resource_subscriptions(true)
+        .change_bus(LocalBus::new(2))
+        .tool(Tool::new("t").handler(|_: NoArguments, _| async { "ok" }))
+        .resource(
+            Resource::new("notes://today", "today")
+                .mime_type("text/plain")
+                .handler(|_| async { "nothing yet" }),
+        )
+        .build()
+        .unwrap();
+    let client = TestClient::new(server.clone());
+    let mut stream = client
+        .listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["notes://today"]}));
+    let ack = within("the acknowledgement", stream.next()).await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    // Ten changes of something the stream does not watch, none read meanwhile.
+    for i in 0..10 {
+        server.notify(Change::ResourceUpdated(format!("notes://other/{i}")));
+    }
+    let first = within("the resync", stream.next()).await.unwrap();
+    assert_eq!(first["method"], "notifications/tools/list_changed");
+    let second = within("the resync", stream.next()).await.unwrap();
+    assert_eq!(second["method"], "notifications/resources/updated");
+    assert_eq!(second["params"]["uri"], "notes://today");
+    // The two changes still on the bus are not watched: nothing more.
+    let quiet = tokio::time::timeout(Duration::from_millis(100), stream.next()).await;
+    assert!(quiet.is_err(), "{quiet:?}");
 }

@@ -8,7 +8,7 @@ use super::metrics::ListenStream;
 use super::tools::{declares_tasks, tasks_not_declared};
 use super::work::Work;
 use crate::bus::Change;
-use crate::context::{RequestContext, Sent};
+use crate::context::{Notifier, RequestContext, Sent};
 use crate::error::McpError;
 use crate::protocol::{
     NotificationMeta, RequestId, ResultMeta, ResultType, SUBSCRIPTION_ID_KEY, SubscriptionFilter,
@@ -118,10 +118,26 @@ impl Dispatcher {
             let change = tokio::select! {
                 _ = &mut shutdown => break,
                 change = changes.recv() => match change {
-                    Ok(c) => c,
-                    Err(RecvError::Lagged(_)) => continue,
+                    Ok(c) => Some(c),
+                    // Changes were missed (the bus moved on faster than this stream): below,
+                    // everything it watches is announced, so that its client fetches again.
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::debug!(
+                            target: "mcp_runtime::request",
+                            missed,
+                            "listen stream lagged behind the change bus"
+                        );
+                        None
+                    }
                     Err(RecvError::Closed) => break,
                 },
+            };
+            let Some(change) = change else {
+                match resync(&honoured, &framed, &notifier, |uri| self.may_read(uri, &cx)) {
+                    Sent::Queued => continue,
+                    Sent::Gone => break,
+                    Sent::Full => return Err(fell_behind(self.config.limits.notification_queue)),
+                }
             };
             let sent = match change {
                 Change::ToolsListChanged if honoured.tools_list_changed == Some(true) => notifier
@@ -159,17 +175,7 @@ impl Dispatcher {
                 Sent::Queued => {}
                 // Nobody reads the stream: the client went away.
                 Sent::Gone => break,
-                Sent::Full => {
-                    let queued = self.config.limits.notification_queue;
-                    tracing::debug!(
-                        target: "mcp_runtime::request",
-                        queued,
-                        "listen stream closed: its client fell behind"
-                    );
-                    return Err(McpError::internal(format!(
-                        "This listen stream was closed: its client fell {queued} notifications behind. Open a new one and fetch the lists again."
-                    )));
-                }
+                Sent::Full => return Err(fell_behind(self.config.limits.notification_queue)),
             }
         }
         Ok(Response::result(
@@ -180,6 +186,65 @@ impl Dispatcher {
             },
         ))
     }
+}
+
+/// The end of a stream whose client fell `queued` notifications behind.
+fn fell_behind(queued: usize) -> McpError {
+    tracing::debug!(
+        target: "mcp_runtime::request",
+        queued,
+        "listen stream closed: its client fell behind"
+    );
+    McpError::internal(format!(
+        "This listen stream was closed: its client fell {queued} notifications behind. Open a new one and fetch the lists again."
+    ))
+}
+
+/// After missed changes: every list the stream watches changed, and every resource it
+/// subscribed to (and may read) was updated: hints, so that the client fetches them again.
+/// The worst outcome of the deliveries.
+fn resync(
+    honoured: &SubscriptionFilter,
+    framed: &Framed,
+    notifier: &Notifier,
+    may_read: impl Fn(&str) -> bool,
+) -> Sent {
+    let lists = [
+        (
+            honoured.tools_list_changed,
+            "notifications/tools/list_changed",
+        ),
+        (
+            honoured.prompts_list_changed,
+            "notifications/prompts/list_changed",
+        ),
+        (
+            honoured.resources_list_changed,
+            "notifications/resources/list_changed",
+        ),
+    ];
+    let mut out = Vec::new();
+    for (wanted, method) in lists {
+        if wanted == Some(true) {
+            out.push(framed.list_changed(method));
+        }
+    }
+    for uri in honoured
+        .resource_subscriptions
+        .as_deref()
+        .unwrap_or_default()
+    {
+        if may_read(uri) {
+            out.push(framed.resource_updated(uri));
+        }
+    }
+    for bytes in out {
+        match notifier.deliver_with(|| bytes) {
+            Sent::Queued => {}
+            other => return other,
+        }
+    }
+    Sent::Queued
 }
 
 /// The notifications of one listen stream, written around its subscription id, which is
