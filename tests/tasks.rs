@@ -19,10 +19,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// What the cancellable tool saw (shared with the test).
+/// What the cancellable tool saw, and when `stepper` may go on (shared with the test).
 #[derive(Default, Clone)]
 struct Seen {
     cancelled: Arc<AtomicBool>,
+    proceed: Arc<tokio::sync::Notify>,
 }
 
 impl Seen {
@@ -70,11 +71,11 @@ async fn wait_forever(cancel: CancellationToken, State(seen): State<Seen>) -> St
     "cancelled".into()
 }
 
-/// Reports progress, then finishes.
+/// Reports progress, waits for the test's go-ahead, reports again and finishes.
 #[tool(task = "required")]
-async fn stepper(progress: Progress) -> String {
+async fn stepper(progress: Progress, State(seen): State<Seen>) -> String {
     progress.report(1.0, Some(2.0), Some("first half done"));
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    seen.proceed.notified().await;
     progress.report(2.0, Some(2.0), Some("all done"));
     "stepped".into()
 }
@@ -425,7 +426,7 @@ async fn declared_inputs_are_asked_before_the_task_starts() {
 
 #[tokio::test]
 async fn progress_becomes_the_status_message() {
-    let server = server();
+    let (server, seen) = server_with(MemoryTaskStore::default(), Some(Duration::from_secs(60)));
     let client = tasks_client(&server);
     let id = task_id(&call(&client, "stepper", json!({})).await);
     let first = within("the first message", async {
@@ -439,6 +440,8 @@ async fn progress_becomes_the_status_message() {
     })
     .await;
     assert_eq!(first["statusMessage"], "first half done");
+    assert_eq!(first["status"], "working");
+    seen.proceed.notify_one();
     let done = until(&client, &id, "completed").await;
     assert_eq!(done["statusMessage"], "all done");
 }
