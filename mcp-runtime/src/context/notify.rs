@@ -35,36 +35,29 @@ impl Notifier {
     pub(crate) fn send<P: Serialize>(&self, method: &str, params: &P) -> bool {
         self.deliver(method, params) == Sent::Queued
     }
-    /// Queues the notification `render` writes (called only when there is room), saying why
-    /// it was not queued when it was not.
-    pub(crate) fn deliver_with(&self, render: impl FnOnce() -> Bytes) -> Sent {
+    /// Queues the notification `render` writes (called only when there is room; `None`: it
+    /// could not be written), saying why it was not queued when it was not.
+    pub(crate) fn deliver_with(&self, render: impl FnOnce() -> Option<Bytes>) -> Sent {
         let Some(tx) = &self.tx else {
             return Sent::Gone;
         };
         if let Some(refused) = tx.refuses() {
             return sent(refused);
         }
-        match tx.try_send(render()) {
+        let Some(bytes) = render() else {
+            return Sent::Gone;
+        };
+        match tx.try_send(bytes) {
             Ok(()) => Sent::Queued,
             Err(refused) => sent(refused),
         }
     }
     /// Queues a notification, saying why it was not when it was not.
     pub(crate) fn deliver<P: Serialize>(&self, method: &str, params: &P) -> Sent {
-        let Some(tx) = &self.tx else {
-            return Sent::Gone;
-        };
-        // Checked first: a refused notification costs no serialization.
-        if let Some(refused) = tx.refuses() {
-            return sent(refused);
-        }
-        let Ok(bytes) = serde_json::to_vec(&JsonRpcNotification::new(method, params)) else {
-            return Sent::Gone;
-        };
-        match tx.try_send(Bytes::from(bytes)) {
-            Ok(()) => Sent::Queued,
-            Err(refused) => sent(refused),
-        }
+        self.deliver_with(|| {
+            let message = JsonRpcNotification::new(method, params);
+            serde_json::to_vec(&message).ok().map(Bytes::from)
+        })
     }
 }
 

@@ -141,14 +141,15 @@ impl Dispatcher {
             };
             let sent = match change {
                 Change::ToolsListChanged if honoured.tools_list_changed == Some(true) => notifier
-                    .deliver_with(|| framed.list_changed("notifications/tools/list_changed")),
+                    .deliver_with(|| Some(framed.list_changed("notifications/tools/list_changed"))),
                 Change::PromptsListChanged if honoured.prompts_list_changed == Some(true) => {
-                    notifier
-                        .deliver_with(|| framed.list_changed("notifications/prompts/list_changed"))
+                    notifier.deliver_with(|| {
+                        Some(framed.list_changed("notifications/prompts/list_changed"))
+                    })
                 }
                 Change::ResourcesListChanged if honoured.resources_list_changed == Some(true) => {
                     notifier.deliver_with(|| {
-                        framed.list_changed("notifications/resources/list_changed")
+                        Some(framed.list_changed("notifications/resources/list_changed"))
                     })
                 }
                 Change::Task(task) if watched(&honoured, &task) => {
@@ -167,7 +168,7 @@ impl Dispatcher {
                 Change::ResourceUpdated(uri)
                     if subscribed(&honoured, &uri) && self.may_read(&uri, &cx) =>
                 {
-                    notifier.deliver_with(|| framed.resource_updated(&uri))
+                    notifier.deliver_with(|| Some(framed.resource_updated(&uri)))
                 }
                 _ => Sent::Queued,
             };
@@ -239,7 +240,7 @@ fn resync(
         }
     }
     for bytes in out {
-        match notifier.deliver_with(|| bytes) {
+        match notifier.deliver_with(|| Some(bytes)) {
             Sent::Queued => {}
             other => return other,
         }

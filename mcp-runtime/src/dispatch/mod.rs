@@ -9,7 +9,8 @@
 //!    `-32020`), protocol version (`-32022`), method known and advertised (`-32601`); then a
 //!    permit of the server's concurrency limit (`-32603` busy otherwise);
 //! 3. `route`: the request context, then the method's family: `lists` (discover and pages),
-//!    `tools`, `resources`, `prompts`, `complete`, `listen`; client input of
+//!    `tools` (a task tool's call for a client that declares the extension: `task_run`),
+//!    `resources`, `prompts`, `complete`, `listen`, `tasks` (`tasks/*`); client input of
 //!    multi-round requests is opened and sealed by `input`. Each family finds its primitive and
 //!    `authorize`s the caller for it: scopes at once, custom checks before the handler runs
 //!    (a refusal is `-32602` with `data.requiredScopes`; lists leave out what the caller may

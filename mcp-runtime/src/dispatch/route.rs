@@ -11,9 +11,11 @@ use super::observe::Observation;
 use super::trace;
 use super::work::{Prepared, Work};
 use super::{Dispatcher, Ingress};
-use crate::context::{ContextInner, Notifier, RequestContext, RequestTrace, notification_queue};
+use crate::context::{
+    Caller, ContextInner, Notifier, RequestContext, RequestTrace, notification_queue,
+};
 use crate::error::McpError;
-use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId};
+use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId, RequestMeta};
 use crate::registry::Registry;
 use std::future::Future;
 use std::sync::Arc;
@@ -90,25 +92,11 @@ impl Dispatcher {
         } else {
             (Notifier::none(), None)
         };
+        let mut inner = self.context(id.clone(), method, meta, ingress.caller, notifier);
+        inner.log_level = log_level;
+        inner.trace = trace;
         let cx = RequestContext {
-            inner: Arc::new(ContextInner {
-                id: id.clone(),
-                method: method.name(),
-                meta,
-                log_level,
-                notifier,
-                cancel: std::sync::OnceLock::new(),
-                abandoned: std::sync::atomic::AtomicBool::new(false),
-                state: self.state.clone(),
-                caller: ingress.caller,
-                server_info: cfg.info.clone(),
-                logging_enabled: cfg.logging,
-                input: std::sync::OnceLock::new(),
-                progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
-                trace,
-                task_status: std::sync::OnceLock::new(),
-                inputs_asked: std::sync::atomic::AtomicBool::new(false),
-            }),
+            inner: Arc::new(inner),
         };
         let request = cx.inner.clone();
         let layered = sent_name.is_some().then(|| cx.clone());
@@ -151,6 +139,37 @@ impl Dispatcher {
         let run = move || async move { d.run(work).await };
         let pending = self.finish(run, id.clone(), timeout, &span);
         Call::new(id, rx, Some(pending), None, request, observe)
+    }
+
+    /// The context of one request (what a handler may ask of it), before its input is opened;
+    /// no log level and no spans unless the caller sets them.
+    #[inline(always)]
+    pub(super) fn context(
+        &self,
+        id: RequestId,
+        method: Method,
+        meta: Box<RequestMeta>,
+        caller: Option<Arc<Caller>>,
+        notifier: Notifier,
+    ) -> ContextInner {
+        ContextInner {
+            id,
+            method: method.name(),
+            meta,
+            log_level: None,
+            notifier,
+            cancel: std::sync::OnceLock::new(),
+            abandoned: std::sync::atomic::AtomicBool::new(false),
+            state: self.state.clone(),
+            caller,
+            server_info: self.config.info.clone(),
+            logging_enabled: self.config.logging,
+            input: std::sync::OnceLock::new(),
+            progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+            trace: None,
+            task_status: std::sync::OnceLock::new(),
+            inputs_asked: std::sync::atomic::AtomicBool::new(false),
+        }
     }
 
     /// `Some(name as sent)` when a layer wants a request of `method` naming `name`.

@@ -15,8 +15,8 @@ use crate::bus::Change;
 use crate::context::{Caller, ContextInner, Notifier, RequestContext};
 use crate::error::McpError;
 use crate::protocol::{
-    CreateTaskResult, ErrorObject, InputRequests, Method, RawInputResponses, RequestMeta,
-    ResultType, TaskStatus,
+    CreateTaskResult, ErrorObject, InputRequests, Method, RawInputResponses, RequestId,
+    RequestMeta, ResultType, TaskStatus,
 };
 use crate::registry::{Arguments, BoxFuture, ToolCall, ToolEntry, ToolHandler, ToolOutcome};
 use crate::tasks::time::now_ms;
@@ -120,7 +120,7 @@ impl Dispatcher {
             Ok(handler) => handler,
             Err(payload) => {
                 let outcome = tool_panicked(&entry, &panic_message(&*payload));
-                return Work::Ready(self.tool_result_answer(&id, outcome));
+                return Work::Ready(self.tool_answer(&id, outcome));
             }
         };
         let d = self.clone();
@@ -409,24 +409,14 @@ impl Dispatcher {
         let ToolHandler::Async(f) = &job.entry.handler else {
             return Err(McpError::internal("a task tool needs an async handler"));
         };
-        let inner = Arc::new(ContextInner {
-            id: crate::protocol::RequestId::String(job.id.clone()),
-            method: Method::ToolsCall.name(),
-            meta: job.meta.clone(),
-            log_level: None,
-            notifier: Notifier::none(),
-            cancel: std::sync::OnceLock::new(),
-            abandoned: std::sync::atomic::AtomicBool::new(false),
-            state: self.state.clone(),
-            caller: job.caller.clone(),
-            server_info: self.config.info.clone(),
-            logging_enabled: false,
-            input: std::sync::OnceLock::new(),
-            progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
-            trace: None,
-            task_status: std::sync::OnceLock::new(),
-            inputs_asked: std::sync::atomic::AtomicBool::new(false),
-        });
+        // The task's invocations answer no request of their own: the task id stands for one.
+        let inner = Arc::new(self.context(
+            RequestId::String(job.id.clone()),
+            Method::ToolsCall,
+            job.meta.clone(),
+            job.caller.clone(),
+            Notifier::none(),
+        ));
         let _ = inner.task_status.set(job.status_tx.clone());
         let cx = RequestContext {
             inner: inner.clone(),
@@ -457,21 +447,6 @@ impl Dispatcher {
                 let outcome = tool_panicked(&job.entry, &msg);
                 Ok((Box::pin(async move { Ok(outcome) }), inner))
             }
-        }
-    }
-
-    /// A tool outcome answered as a plain call (a task that could not start).
-    fn tool_result_answer(
-        &self,
-        id: &crate::protocol::RequestId,
-        outcome: ToolOutcome,
-    ) -> Response {
-        match outcome {
-            ToolOutcome::Complete(mut result) => {
-                self.finish_tool_result(&mut result);
-                Response::tool_result(id, &result)
-            }
-            ToolOutcome::InputRequired(r) => self.input_required(id, r),
         }
     }
 }

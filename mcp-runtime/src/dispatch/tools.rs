@@ -201,7 +201,8 @@ impl Dispatcher {
         Ok(self.tool_answer(&id, outcome))
     }
 
-    fn tool_answer(&self, id: &RequestId, outcome: ToolOutcome) -> Response {
+    /// A handler's outcome as the call answers it.
+    pub(super) fn tool_answer(&self, id: &RequestId, outcome: ToolOutcome) -> Response {
         match outcome {
             ToolOutcome::Complete(mut result) => {
                 self.finish_tool_result(&mut result);
