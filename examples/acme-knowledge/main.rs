@@ -4,7 +4,9 @@
 //!
 //! Run: `cargo run --example acme-knowledge` (HTTP on http://127.0.0.1:8000/mcp), or add
 //! `-- --addr 127.0.0.1:9000` or `-- --stdio`. Without more flags it answers exactly as the
-//! seed's transcript shows.
+//! seed's transcript shows. Open http://127.0.0.1:8000/lab in a browser to run that transcript
+//! from the lab page, granting or denying each primitive yourself. `-- --audit` writes each
+//! call, read and get the server receives to stderr.
 //!
 //! As an OAuth-protected resource server: `-- --jwks keys.json --audience
 //! https://mcp.example.com/mcp --issuer https://auth.example.com`. Every request then needs a
@@ -53,8 +55,13 @@ fn auth_flags() -> Result<Option<AuthFlags>, Error> {
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     let mode = RunMode::from_args()?;
+    let builder = match std::env::args().any(|a| a == "--audit") {
+        true => server::builder().layer(server::audit()),
+        false => server::builder(),
+    };
     let Some(flags) = auth_flags()? else {
-        return server::build()?
+        return builder
+            .build()?
             .run_with(mode, HttpOptions::default())
             .await;
     };
@@ -72,5 +79,8 @@ async fn main() -> Result<(), Error> {
         resource_server.metadata_url()
     );
     let options = HttpOptions::default().auth(resource_server);
-    server::build_protected()?.run_with(mode, options).await
+    server::protect(builder)
+        .build()?
+        .run_with(mode, options)
+        .await
 }

@@ -202,20 +202,39 @@ pub fn draft_policy_brief(
 }
 
 /// The Acme Knowledge server, primitives in the seed's order.
+#[allow(dead_code)] // the binary composes its builder itself; the transcript tests use this
 pub fn build() -> Result<Server, BuildError> {
     builder().build()
 }
 
 /// The server as deployed behind OAuth (`--jwks`): `search_private_docs` needs the `docs:read`
 /// scope; `get_document`, the resources and the prompt need none.
-#[allow(dead_code)] // the transcript tests use `build` only
+#[allow(dead_code)] // the binary composes its builder itself; the transcript tests use this
 pub fn build_protected() -> Result<Server, BuildError> {
-    builder()
-        .require_scopes(PrimitiveKind::Tool, "search_private_docs", ["docs:read"])
-        .build()
+    protect(builder()).build()
 }
 
-fn builder() -> ServerBuilder {
+/// `builder` with `search_private_docs` needing the `docs:read` scope.
+pub fn protect(builder: ServerBuilder) -> ServerBuilder {
+    builder.require_scopes(PrimitiveKind::Tool, "search_private_docs", ["docs:read"])
+}
+
+/// A layer writing every call, read and get the server receives to stderr as one
+/// `audit: METHOD NAME OUTCOME` line (what the lab page's browser test checks on the server side).
+#[allow(dead_code)] // the transcript tests do not audit
+pub fn audit() -> mcp_runtime::layers::AuditLog {
+    mcp_runtime::layers::AuditLog::with_sink(|record| {
+        eprintln!(
+            "audit: {} {} {}",
+            record.method,
+            record.name.unwrap_or("-"),
+            record.outcome
+        )
+    })
+}
+
+/// The server's builder: its identity, caching hints and primitives.
+pub fn builder() -> ServerBuilder {
     Server::builder()
         .name("Acme Knowledge")
         .version("2.4.1")

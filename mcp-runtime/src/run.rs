@@ -119,6 +119,10 @@ impl Server {
                     options.endpoint_path()
                 );
                 println!("{name} {version} serving MCP on {url}");
+                #[cfg(feature = "lab")]
+                if let Some(lab) = options.lab_page_path() {
+                    println!("lab page: http://{}{lab}", listener.local_addr()?);
+                }
                 println!(
                     "try: curl -s {url} -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
                      -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \

@@ -29,10 +29,33 @@
 //! | | anything else (unknown tool, bad arguments, …) | 200 | `-32602`, `-32603`, … |
 //!
 //! `Mcp-Session-Id` and `Last-Event-ID` are ignored: the protocol has no sessions and no resumption.
+//!
+//! # The lab page
+//!
+//! With the `lab` feature, the router also serves a page at `/lab` (`HttpOptions::lab_path`
+//! moves it, `HttpOptions::without_lab` leaves it out): an MCP client that runs in the browser. It sends real requests to
+//! this endpoint (discover, the three lists, then one call, read and get, each granted or denied
+//! by the user as the host), answers `input_required` rounds from forms, shows progress and log
+//! notifications as they stream, opens `subscriptions/listen`, and shows every envelope as sent
+//! and received. It is plain HTML, CSS and JavaScript embedded in the binary, loads nothing from
+//! any other host, and is served only to loopback clients that connect directly (no proxy
+//! headers) and name a loopback host, unless `HttpOptions::lab_for_any_client` is on. With
+//! [`HttpOptions::auth`], the page itself needs no token; paste one into it to call the endpoint.
+//!
+//! ```no_run
+//! # #[cfg(feature = "lab")]
+//! # async fn demo(server: mcp_runtime::Server) -> Result<(), mcp_runtime::Error> {
+//! // `cargo run --example acme-knowledge`, then open http://127.0.0.1:8000/lab
+//! let options = mcp_runtime::HttpOptions::default().lab_path("/lab");
+//! server.run_with(mcp_runtime::RunMode::default(), options).await
+//! # }
+//! ```
 
 mod auth;
 mod guard;
 mod headers;
+#[cfg(feature = "lab")]
+mod lab;
 mod negotiate;
 mod options;
 mod rate;
@@ -81,6 +104,8 @@ pub(crate) fn router(dispatcher: Arc<Dispatcher>, options: HttpOptions) -> Route
             router = router.route(&well_known, axum::routing::get(metadata));
         }
     }
+    #[cfg(feature = "lab")]
+    let router = lab::mount(router, &endpoint.options);
     router.with_state(endpoint)
 }
 
@@ -117,10 +142,14 @@ where
         signal.await;
         shutdown.cancel();
     };
-    // Client addresses are only read by the rate limit: without one, requests do not carry
-    // them (inserting one into every request's extensions costs an allocation).
+    // Client addresses are only read by the rate limit and the lab page: without them, requests
+    // do not carry them (inserting one into every request's extensions costs an allocation).
+    #[cfg(feature = "lab")]
+    let lab_needs_peer = options.lab.as_ref().is_some_and(|lab| lab.needs_peer());
+    #[cfg(not(feature = "lab"))]
+    let lab_needs_peer = false;
     let server: std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>> =
-        if options.rate.is_some() {
+        if options.rate.is_some() || lab_needs_peer {
             let app =
                 router(dispatcher, options).into_make_service_with_connect_info::<SocketAddr>();
             Box::pin(

@@ -1,6 +1,6 @@
 //! What the Streamable HTTP transport can be told: the endpoint path, the hosts and origins it
-//! accepts, the body limit, the keep-alive interval of SSE streams, and how callers are
-//! authenticated.
+//! accepts, the body limit, the keep-alive interval of SSE streams, how callers are
+//! authenticated, and (feature `lab`) where the lab page is served and to whom.
 
 use crate::auth::ResourceServer;
 use std::time::Duration;
@@ -30,6 +30,8 @@ pub struct HttpOptions {
     pub(super) rate: Option<(u32, Duration)>,
     pub(super) trust_forwarded: bool,
     pub(super) shutdown_grace: Duration,
+    #[cfg(feature = "lab")]
+    pub(super) lab: Option<super::lab::LabOptions>,
 }
 
 impl Default for HttpOptions {
@@ -45,14 +47,16 @@ impl Default for HttpOptions {
             rate: None,
             trust_forwarded: false,
             shutdown_grace: Duration::from_secs(10),
+            #[cfg(feature = "lab")]
+            lab: Some(super::lab::LabOptions::default()),
         }
     }
 }
 
 impl std::fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpOptions")
-            .field("path", &self.path)
+        let mut f = f.debug_struct("HttpOptions");
+        f.field("path", &self.path)
             .field("hosts", &self.hosts)
             .field("origins", &self.origins)
             .field("body_limit", &self.body_limit)
@@ -61,8 +65,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("auth", &self.auth)
             .field("rate", &self.rate)
             .field("trust_forwarded", &self.trust_forwarded)
-            .field("shutdown_grace", &self.shutdown_grace)
-            .finish_non_exhaustive()
+            .field("shutdown_grace", &self.shutdown_grace);
+        #[cfg(feature = "lab")]
+        f.field("lab", &self.lab);
+        f.finish_non_exhaustive()
     }
 }
 
@@ -146,5 +152,65 @@ impl HttpOptions {
     /// The endpoint path.
     pub fn endpoint_path(&self) -> &str {
         &self.path
+    }
+
+    /// Serves the [lab page](crate::transport::http#the-lab-page) at `path` (default `/lab`)
+    /// instead. Feature `lab`.
+    ///
+    /// A path the endpoint or its metadata already takes is not served (with a warning).
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    /// let options = HttpOptions::default().lab_path("/inspect");
+    /// ```
+    #[cfg(feature = "lab")]
+    pub fn lab_path(mut self, path: impl Into<String>) -> Self {
+        let mut lab = self.lab.take().unwrap_or_default();
+        let path: String = path.into();
+        lab.path = match path.trim_end_matches('/') {
+            "" => "/lab".to_owned(),
+            p if p.starts_with('/') => p.to_owned(),
+            p => format!("/{p}"),
+        };
+        self.lab = Some(lab);
+        self
+    }
+    /// Serves the lab page to every client the endpoint serves, not only to loopback ones (off
+    /// by default). Turn it on only where anyone who can reach the page may also call every
+    /// tool: the page is an MCP client with the caller's own rights, nothing more, but it makes
+    /// calling them one click away. Feature `lab`.
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    /// let options = HttpOptions::default().allow_host("mcp.internal").lab_for_any_client(true);
+    /// ```
+    #[cfg(feature = "lab")]
+    pub fn lab_for_any_client(mut self, on: bool) -> Self {
+        let mut lab = self.lab.take().unwrap_or_default();
+        lab.any_client = on;
+        self.lab = Some(lab);
+        self
+    }
+    /// Does not serve the lab page, although the `lab` feature is on.
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    /// let options = HttpOptions::default().without_lab();
+    /// assert_eq!(options.lab_page_path(), None);
+    /// ```
+    #[cfg(feature = "lab")]
+    pub fn without_lab(mut self) -> Self {
+        self.lab = None;
+        self
+    }
+    /// Where the lab page is served, if it is. Feature `lab`.
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    /// assert_eq!(HttpOptions::default().lab_page_path(), Some("/lab"));
+    /// ```
+    #[cfg(feature = "lab")]
+    pub fn lab_page_path(&self) -> Option<&str> {
+        self.lab.as_ref().map(|lab| lab.path.as_str())
     }
 }
