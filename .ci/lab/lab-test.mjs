@@ -6,7 +6,8 @@
 //   2. the tool grant denied: discover, resources and prompts complete, and the server's audit log
 //      shows no tools/call;
 //   3. the resource path broken (an unknown URI): step 03 shows the -32602 envelope while steps 02
-//      and 04 complete;
+//      and 04 complete; arguments that break the tool's schema and a tool that fails (isError)
+//      show on step 02 while the later steps go on;
 //   4. acme-knowledge behind OAuth: without a token the page shows the 401 challenge; with a token
 //      lacking docs:read, naming the unlisted search tool shows the 403 insufficient_scope
 //      challenge while the other steps complete; with the scope, every step completes;
@@ -313,6 +314,45 @@ try {
     assert.equal(answer.error.code, -32602, JSON.stringify(answer));
     const detail = await page.$eval(`${stepSel("resources")} .detail`, (n) => n.textContent);
     assert.match(detail, /error -32602/);
+    await page.close();
+  });
+
+  await check("acme-knowledge: arguments that break the schema and a tool that fails show on step 02 only", async () => {
+    const page = await openLab(browser, acme);
+    // query is shorter than its minLength: the server's own answer is shown, whatever it is.
+    await page.click("#run");
+    await waitStep(page, "tools", "waiting");
+    await fill(page, `${cardSel("tools")} [data-field="query"]`, "ab");
+    await fill(page, `${cardSel("tools")} [data-field="limit"]`, "3");
+    await grant(page, "tools", "approve");
+    await waitStep(page, "resources", "waiting");
+    let shown = await transcript(page);
+    let answer = shown[shown.findIndex((e) => e.json && e.json.method === "tools/call") + 1].json;
+    const expected = answer.error ? "error" : "failed";
+    assert.ok(answer.error ? answer.error.code === -32602 : answer.result.isError === true, JSON.stringify(answer));
+    assert.equal(await stepStatus(page, "tools"), expected);
+    await grant(page, "resources", "deny");
+    await waitStep(page, "prompts", "waiting");
+    await grant(page, "prompts", "deny");
+    await page.waitForSelector('#overall:not([data-status="running"])', { timeout: STEP_TIMEOUT });
+    // get_document for an id it does not hold: the tool runs and answers isError.
+    await page.click("#run");
+    await waitStep(page, "tools", "waiting");
+    await pick(page, "tools", "get_document");
+    await fill(page, `${cardSel("tools")} [data-field="documentId"]`, "doc_missing");
+    await grant(page, "tools", "approve");
+    await waitStep(page, "resources", "waiting");
+    assert.equal(await stepStatus(page, "tools"), "failed");
+    assert.equal(await page.$eval(`${stepSel("tools")} .badge`, (n) => n.textContent), "tool error");
+    shown = await transcript(page);
+    answer = shown[shown.findIndex((e) => e.json && e.json.method === "tools/call") + 1].json;
+    assert.equal(answer.result.isError, true);
+    await grant(page, "resources", "approve");
+    await waitStep(page, "prompts", "waiting");
+    await fill(page, `${cardSel("prompts")} [data-field="audience"]`, "support managers");
+    await grant(page, "prompts", "approve");
+    await waitStep(page, "prompts", "completed");
+    assert.equal(await stepStatus(page, "resources"), "completed");
     await page.close();
   });
 

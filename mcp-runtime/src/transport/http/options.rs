@@ -178,11 +178,16 @@ impl HttpOptions {
     /// Serves the lab page to every client the endpoint serves, not only to loopback ones (off
     /// by default). Turn it on only where anyone who can reach the page may also call every
     /// tool: the page is an MCP client with the caller's own rights, nothing more, but it makes
-    /// calling them one click away. Feature `lab`.
+    /// calling them one click away. The page's requests carry its `Origin`: allow the name it
+    /// is opened on with [`allow_host`](Self::allow_host) and
+    /// [`allow_origin`](Self::allow_origin). Feature `lab`.
     ///
     /// ```
     /// use mcp_runtime::HttpOptions;
-    /// let options = HttpOptions::default().allow_host("mcp.internal").lab_for_any_client(true);
+    /// let options = HttpOptions::default()
+    ///     .allow_host("mcp.internal")
+    ///     .allow_origin("http://mcp.internal:8000")
+    ///     .lab_for_any_client(true);
     /// ```
     #[cfg(feature = "lab")]
     pub fn lab_for_any_client(mut self, on: bool) -> Self {
