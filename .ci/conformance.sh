@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
-# .ci/conformance/package-lock.json) against the `everything` example, for the 2026-07-28
-# requirement set, and fails on any FAILURE *or WARNING* check.
+# .ci/conformance/package-lock.json) twice against one `everything` server on one URL: the
+# 2026-07-28 requirement set (stateless clients) and the 2025-11-25 one (clients that open with
+# initialize: the dual-era path), and fails on any FAILURE *or WARNING* check in either.
 #
 # Runs from a clean checkout (CI=true is fine): it installs the pinned suite and, on Linux x64, a
 # Node 22 binary from the npm registry with `npm ci` (any npm works; the suite itself needs
@@ -10,15 +11,15 @@
 # checks.json (.ci/conformance/scan-checks.mjs says what fails; the tasks-* extension scenarios
 # are held to the same bar).
 #
-# Environment: CONFORMANCE_OUTPUT_DIR (default target/conformance-results) receives the suite's
-# per-scenario results, suite.log and server.log.
+# Environment: CONFORMANCE_OUTPUT_DIR (default target/conformance-results) receives, per
+# revision, the suite's per-scenario results and suite.log, and server.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CARGO_TERM_COLOR=never
 SUITE_DIR=.ci/conformance
 OUT_DIR="${CONFORMANCE_OUTPUT_DIR:-target/conformance-results}"
-REVISION=2026-07-28
+REVISIONS=(2026-07-28 2025-11-25)
 
 echo "== npm ci (conformance suite and Node runtime, from the lock file)"
 (cd "$SUITE_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
@@ -50,7 +51,6 @@ BIN="$(printf '%s\n' "$artifacts" | "$NODE" -e '
 rm -rf "$OUT_DIR"
 mkdir -p "$OUT_DIR"
 SERVER_LOG="$OUT_DIR/server.log"
-SUITE_LOG="$OUT_DIR/suite.log"
 
 echo "== starting $BIN"
 # Port 0: the kernel picks a free port when the server binds, and the server prints its URL, so
@@ -79,34 +79,43 @@ if [ -z "$URL" ]; then
 fi
 "$NODE" "$SUITE_DIR/wait-ready.mjs" "$URL" 60
 
-echo "== conformance server --url $URL --requirements $REVISION"
-# Bounded: some scenarios send requests without a timeout, so a stuck server would hang the run.
-set +e
-timeout --kill-after=10 900 \
-  "$NODE" "$SUITE/dist/index.js" server --url "$URL" --requirements "$REVISION" -o "$OUT_DIR" \
-  >"$SUITE_LOG" 2>&1
-suite_status=$?
-set -e
+failed=()
+for REVISION in "${REVISIONS[@]}"; do
+  RUN_DIR="$OUT_DIR/$REVISION"
+  SUITE_LOG="$RUN_DIR/suite.log"
+  mkdir -p "$RUN_DIR"
+  echo "== conformance server --url $URL --requirements $REVISION"
+  # Bounded: some scenarios send requests without a timeout, so a stuck server would hang the run.
+  set +e
+  timeout --kill-after=10 900 \
+    "$NODE" "$SUITE/dist/index.js" server --url "$URL" --requirements "$REVISION" -o "$RUN_DIR" \
+    >"$SUITE_LOG" 2>&1
+  suite_status=$?
+  set -e
+
+  if grep -q '=== SUMMARY ===' "$SUITE_LOG"; then
+    # The suite's "Total: N passed, M failed" counts unscored scenarios too; reworded so that log
+    # readers looking for a test runner's closing line are not misled.
+    sed -n '/=== SUMMARY ===/,$p' "$SUITE_LOG" |
+      sed -E -e 's/^Total: ([0-9]+) passed, ([0-9]+) failed/Total (unscored scenarios included): \1 checks passed; \2 checks failed/' \
+        -e 's/([0-9]+) passed, ([0-9]+) failed/\1 checks passed; \2 checks failed/'
+  else
+    echo "the suite printed no summary; the end of its output:"
+    tail -n 40 "$SUITE_LOG"
+  fi
+  echo "(suite exit status $suite_status; full output in $SUITE_LOG, server output in $SERVER_LOG)"
+
+  echo "== scanning checks.json of $REVISION (FAILURE and WARNING both fail, in every scenario)"
+  scan_status=0
+  "$NODE" "$SUITE_DIR/scan-checks.mjs" "$RUN_DIR" "$SUITE/requirements/$REVISION.yaml" || scan_status=$?
+  if [ "$suite_status" -ne 0 ] || [ "$scan_status" -ne 0 ]; then
+    failed+=("$REVISION")
+  fi
+done
 stop_server
 
-if grep -q '=== SUMMARY ===' "$SUITE_LOG"; then
-  # The suite's "Total: N passed, M failed" counts the unscored tasks-* extension scenarios too;
-  # reworded so that log readers looking for a test runner's closing line are not misled.
-  sed -n '/=== SUMMARY ===/,$p' "$SUITE_LOG" |
-    sed -E -e 's/^Total: ([0-9]+) passed, ([0-9]+) failed/Total (extension scenarios included, not scored): \1 checks passed; \2 checks failed/' \
-      -e 's/([0-9]+) passed, ([0-9]+) failed/\1 checks passed; \2 checks failed/' 
-else
-  echo "the suite printed no summary; the end of its output:"
-  tail -n 40 "$SUITE_LOG"
-fi
-echo "(suite exit status $suite_status; full output in $SUITE_LOG, server output in $SERVER_LOG)"
-
-echo "== scanning checks.json (FAILURE and WARNING both fail, in every scenario, tasks-* included)"
-scan_status=0
-"$NODE" "$SUITE_DIR/scan-checks.mjs" "$OUT_DIR" "$SUITE/requirements/$REVISION.yaml" || scan_status=$?
-
-if [ "$suite_status" -ne 0 ] || [ "$scan_status" -ne 0 ]; then
-  echo "conformance: FAILED" >&2
+if [ "${#failed[@]}" -ne 0 ]; then
+  echo "conformance: FAILED for ${failed[*]}" >&2
   exit 1
 fi
-echo "conformance: all required and pending $REVISION scenarios pass, with no warnings"
+echo "conformance: all required and pending scenarios of ${REVISIONS[*]} pass, with no warnings"

@@ -232,10 +232,18 @@ fn table(port: u16) -> Vec<Row> {
         err(400, -32020, 11),
     ));
     let (b, h) = std_req(json!(12), "tools/list", json!({}));
+    // A legacy version in the header makes the request a 2025-11-25 one, whatever its body says
+    // (some hosts send 2026 `_meta` keys on legacy sessions): without a session it is refused.
+    rows.push(row(
+        "MCP-Protocol-Version names a legacy version",
+        &b,
+        with_header(h.clone(), "MCP-Protocol-Version", "2025-11-25"),
+        err(400, -32600, 12),
+    ));
     rows.push(row(
         "MCP-Protocol-Version names another version",
         &b,
-        with_header(h, "MCP-Protocol-Version", "2025-11-25"),
+        with_header(h, "MCP-Protocol-Version", "2027-01-01"),
         err(400, -32020, 12),
     ));
 
@@ -348,8 +356,18 @@ fn table(port: u16) -> Vec<Row> {
     rows.push(row(
         "missing _meta is reported before missing headers",
         &body,
-        vec![("Content-Type".into(), "application/json".into())],
+        vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("MCP-Protocol-Version".into(), VERSION.into()),
+        ],
         err(400, -32602, 66),
+    ));
+    // Neither a version header nor `_meta`: a 2025-11-25 request, which needs a session.
+    rows.push(row(
+        "no version anywhere: a legacy request without a session",
+        &body,
+        vec![("Content-Type".into(), "application/json".into())],
+        err(400, -32600, 66),
     ));
     let (b, h) = call_echo(json!(61));
     rows.push(row(
@@ -496,10 +514,20 @@ fn table(port: u16) -> Vec<Row> {
         Expect::Empty(202),
     ));
     rows.push(row(
+        "notification with the version header only",
+        &cancelled,
+        vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("MCP-Protocol-Version".into(), VERSION.into()),
+        ],
+        Expect::Empty(202),
+    ));
+    // Without one, it is a 2025-11-25 notification, which needs a session.
+    rows.push(row(
         "notification without MCP headers",
         &cancelled,
         vec![("Content-Type".into(), "application/json".into())],
-        Expect::Empty(202),
+        err_no_id(400, -32600),
     ));
 
     // --- HTTP methods and session headers. ---

@@ -25,6 +25,7 @@
 
 mod catalog;
 mod content;
+mod legacy;
 mod live;
 mod mrtr;
 mod schemas;
@@ -43,6 +44,7 @@ pub fn build() -> Result<Server, BuildError> {
             "Fixtures of the MCP conformance suite: each tool, resource and prompt demonstrates one protocol feature.",
         )
         .list_changed(true)
+        .resource_subscriptions(true)
         .logging(true)
         .state(live.clone())
         // Content and behaviour.
@@ -56,6 +58,12 @@ pub fn build() -> Result<Server, BuildError> {
         .tool(content::test_missing_capability {})
         .tool(content::test_streaming_elicitation {})
         .tool(content::test_logging_tool {})
+        .tool(legacy::test_tool_with_logging {})
+        .tool(legacy::test_sampling {})
+        .tool(legacy::test_elicitation {})
+        .tool(legacy::test_elicitation_sep1034_defaults {})
+        .tool(legacy::test_elicitation_sep1330_enums {})
+        .tool(legacy::test_reconnection {})
         // List changes.
         .tool(live::test_trigger_tool_change {})
         .tool(live::test_trigger_prompt_change {})

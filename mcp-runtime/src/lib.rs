@@ -10,6 +10,7 @@ pub mod dispatch;
 mod error;
 pub mod guide;
 pub mod layers;
+pub mod legacy;
 pub mod mrtr;
 mod net;
 pub mod prelude;

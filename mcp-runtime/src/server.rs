@@ -6,6 +6,7 @@ use crate::config::{CacheHint, CacheTarget, Config, Limits};
 use crate::context::{Caller, StateMap};
 use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Layer, Slots, metrics};
 use crate::error::{BuildError, Error};
+use crate::legacy::{Legacy, LegacyOptions, MemorySessionStore, SessionStore};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, DiscoverResult, Implementation, ServerCapabilities};
 use crate::registry::{
@@ -42,6 +43,8 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone)]
 pub struct Server {
     dispatcher: Arc<Dispatcher>,
+    /// The 2025-11-25 side, unless the server serves 2026-07-28 clients only.
+    legacy: Option<Arc<Legacy>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -99,7 +102,7 @@ impl Server {
         options: HttpOptions,
     ) -> Result<(), Error> {
         let signal = http::ctrl_c_or_term();
-        Ok(http::serve(self.dispatcher, listener, options, signal).await?)
+        Ok(http::serve(self.dispatcher, self.legacy, listener, options, signal).await?)
     }
 
     /// Serves Streamable HTTP on `listener` until `signal` completes; then ends listen streams
@@ -130,7 +133,7 @@ impl Server {
     where
         S: std::future::Future<Output = ()> + Send + 'static,
     {
-        Ok(http::serve(self.dispatcher, listener, options, signal).await?)
+        Ok(http::serve(self.dispatcher, self.legacy, listener, options, signal).await?)
     }
 
     /// An axum router serving this server at the options' path: mount it in your own app (with
@@ -142,7 +145,7 @@ impl Server {
     /// # }
     /// ```
     pub fn into_router(self, options: HttpOptions) -> axum::Router {
-        http::router(self.dispatcher, options)
+        http::router(self.dispatcher, self.legacy, options)
     }
 
     /// Serves on this process's stdin and stdout until stdin closes.
@@ -297,6 +300,9 @@ pub struct ServerBuilder {
     /// Scopes added to registered items: (kind, key, scopes).
     required: Vec<(PrimitiveKind, String, Vec<String>)>,
     layers: Vec<Arc<dyn Layer>>,
+    modern_only: bool,
+    sessions: Option<Arc<dyn SessionStore>>,
+    legacy: LegacyOptions,
 }
 
 impl ServerBuilder {
@@ -410,6 +416,43 @@ impl ServerBuilder {
     /// How often clients are told to poll a task (`pollIntervalMs`; default one second).
     pub fn task_poll_interval(mut self, every: Duration) -> Self {
         self.config.task_poll_ms = (every.as_millis() as u64).max(1);
+        self
+    }
+    /// Whether 2025-11-25 clients (which open with `initialize`) are served too, from the same
+    /// handlers (default: yes). Off, the server speaks 2026-07-28 only, and answers a legacy
+    /// client's `initialize` with an error naming the version it speaks.
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().legacy_clients(false).build().unwrap();
+    /// ```
+    pub fn legacy_clients(mut self, on: bool) -> Self {
+        self.modern_only = !on;
+        self
+    }
+    /// Where 2025-11-25 sessions are kept (default: a [`MemorySessionStore`] of
+    /// [`max_sessions`](Self::max_sessions), each forgotten after
+    /// [`session_idle`](Self::session_idle)). Instances behind one load balancer share one.
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.sessions = Some(Arc::new(store));
+        self
+    }
+    /// How long an unused 2025-11-25 session is kept (default 30 minutes; the default store's
+    /// setting, and how long this process keeps the session's streams).
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.legacy.idle = idle;
+        self
+    }
+    /// How many 2025-11-25 sessions the default store keeps at once (default 10,000; an
+    /// `initialize` beyond them gets `-32603` until one goes idle).
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.legacy.max_sessions = sessions.max(1);
+        self
+    }
+    /// How long a request on a 2025-11-25 session waits for the client to answer what it asks
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) before it fails with
+    /// `-32603` (default 5 minutes).
+    pub fn input_timeout(mut self, limit: Duration) -> Self {
+        self.legacy.input_timeout = limit;
         self
     }
     /// Lifetime of a `requestState` (default 5 minutes).
@@ -588,22 +631,30 @@ impl ServerBuilder {
         if self.config.metrics {
             metrics::describe();
         }
-        Ok(Server {
-            dispatcher: Arc::new(Dispatcher {
-                info_json,
-                config: self.config,
-                catalog,
-                state,
-                changes,
-                tasks,
-                shutdown: CancellationToken::new(),
-                sealer,
-                policy: self.policy,
-                requests: Slots::new(limits.concurrent_requests),
-                listens: Slots::new(limits.listen_streams),
-                layers: Arc::from(self.layers),
-            }),
-        })
+        let dispatcher = Arc::new(Dispatcher {
+            info_json,
+            config: self.config,
+            catalog,
+            state,
+            changes,
+            tasks,
+            shutdown: CancellationToken::new(),
+            sealer,
+            policy: self.policy,
+            requests: Slots::new(limits.concurrent_requests),
+            listens: Slots::new(limits.listen_streams),
+            layers: Arc::from(self.layers),
+        });
+        let legacy = (!self.modern_only).then(|| {
+            let store = self.sessions.unwrap_or_else(|| {
+                Arc::new(MemorySessionStore::new(
+                    self.legacy.max_sessions,
+                    self.legacy.idle,
+                ))
+            });
+            Arc::new(Legacy::new(dispatcher.clone(), store, self.legacy))
+        });
+        Ok(Server { dispatcher, legacy })
     }
 }
 

@@ -46,6 +46,9 @@ pub(crate) struct ContextInner {
     /// Set when the handler's declared inputs (`#[elicit]`, `#[sample]`, `#[roots]`) asked the
     /// client: a task tool asks those before its task starts.
     pub(crate) inputs_asked: AtomicBool,
+    /// Fired by [`RequestContext::close_sse_stream`]: a 2025-11-25 session's transport ends the
+    /// connection carrying this request's stream (the client resumes it).
+    pub(crate) stream_cut: tokio::sync::Notify,
 }
 
 impl ContextInner {
@@ -134,6 +137,19 @@ impl RequestContext {
     /// when the request times out, or when the server shuts down.
     pub fn cancellation(&self) -> CancellationToken {
         self.inner.cancellation()
+    }
+    /// Closes the connection that carries this request's SSE stream, while the request goes on;
+    /// the client reconnects (`GET` with `Last-Event-ID`) and reads the rest, its result
+    /// included. Only requests on 2025-11-25 sessions over HTTP have such a stream (servers use
+    /// it to avoid holding connections open during long work); elsewhere this does nothing.
+    ///
+    /// ```
+    /// # async fn demo(cx: mcp_runtime::RequestContext) {
+    /// cx.close_sse_stream();
+    /// # }
+    /// ```
+    pub fn close_sse_stream(&self) {
+        self.inner.stream_cut.notify_one();
     }
     /// The server's self-description.
     pub fn server_info(&self) -> &Implementation {

@@ -135,6 +135,19 @@ impl Call {
         }
     }
 
+    /// A future resolving when the handler asks for its stream's connection to be closed
+    /// ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)); never
+    /// when no handler started.
+    pub(crate) fn stream_cut(&self) -> impl Future<Output = ()> + Send + 'static {
+        let request = self.request.clone();
+        async move {
+            match request {
+                Some(request) => request.stream_cut.notified().await,
+                None => std::future::pending().await,
+            }
+        }
+    }
+
     /// Polls for the next message.
     pub fn poll_next_message(&mut self, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
         if self.finished {

@@ -169,6 +169,7 @@ impl Dispatcher {
             trace: None,
             task_status: std::sync::OnceLock::new(),
             inputs_asked: std::sync::atomic::AtomicBool::new(false),
+            stream_cut: tokio::sync::Notify::new(),
         }
     }
 

@@ -1,11 +1,15 @@
-//! Streamable HTTP (2026-07-28): one endpoint, POST only, one message per POST, JSON or SSE
-//! answers chosen per request.
+//! Streamable HTTP: one endpoint. 2026-07-28 clients POST one message at a time, each answered
+//! as JSON or SSE, chosen per request. 2025-11-25 clients (the handshake revision) are served on
+//! the same endpoint from the same handlers: which revision a request belongs to is decided per
+//! request (`era`: the `MCP-Protocol-Version` header, `Mcp-Session-Id`, a `_meta` version in
+//! the body), and a legacy one goes to its session (`legacy`: `initialize`, GET streams with
+//! `Last-Event-ID` resumption, DELETE, 404 for an unknown session).
 //!
-//! Validation order (the first failing step answers):
+//! Validation order of a 2026-07-28 request (the first failing step answers):
 //!
 //! | step | failure | status | JSON-RPC |
 //! |---|---|---|---|
-//! | method is POST | GET, DELETE, … | 405 (`Allow: POST`) | – |
+//! | method is POST | PUT, …; GET or DELETE without `Mcp-Session-Id` | 405 (`Allow: POST`) | – |
 //! | `Host` and `Origin` allowed (`guard`) | DNS-rebinding guard | 403 | – |
 //! | authentication (when configured, `auth`) | no, bad or invalid token | 401/400/503 | `-32600` |
 //! | rate limit per caller (when configured, `rate`) | over the limit | 429 + `Retry-After` | `-32600` |
@@ -13,6 +17,7 @@
 //! | `Accept` admits JSON or SSE | | 406 | `-32600` |
 //! | body within the limit | | 413 | `-32600` |
 //! | body read within `body_timeout` (slow senders) | | 408 | `-32600` |
+//! | a 2026-07-28 request (`era`) | else the 2025-11-25 session path | – | – |
 //! | body parses | invalid JSON / not one request object | 400 | `-32700` / `-32600` |
 //! | nesting within `Limits::depth` (checked before parsing) | | 400 | `-32602` (`-32600` without a readable envelope) |
 //! | ids, names, URIs, cursors within `Limits::string_bytes` | | 400 | `-32602` |
@@ -28,7 +33,8 @@
 //! | | server at its concurrency limit | 503 + `Retry-After` | `-32603` |
 //! | | anything else (unknown tool, bad arguments, …) | 200 | `-32602`, `-32603`, … |
 //!
-//! `Mcp-Session-Id` and `Last-Event-ID` are ignored: the protocol has no sessions and no resumption.
+//! On the 2026-07-28 path `Mcp-Session-Id` and `Last-Event-ID` play no part: that revision has
+//! no sessions and no resumption.
 //!
 //! # The lab page
 //!
@@ -52,10 +58,12 @@
 //! ```
 
 mod auth;
+mod era;
 mod guard;
 mod headers;
 #[cfg(feature = "lab")]
 mod lab;
+mod legacy;
 mod negotiate;
 mod options;
 mod rate;
@@ -63,8 +71,10 @@ mod sse;
 
 pub use options::HttpOptions;
 
+use crate::context::Caller;
 use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Outgoing, Response as Answer};
 use crate::error::McpError;
+use crate::legacy::Legacy;
 use crate::protocol::codes;
 use axum::Router;
 use axum::body::{Body, HttpBody as _};
@@ -80,24 +90,34 @@ use std::time::Duration;
 
 struct Endpoint {
     dispatcher: Arc<Dispatcher>,
+    /// The 2025-11-25 side, unless the server serves 2026-07-28 clients only.
+    legacy: Option<Arc<Legacy>>,
     options: HttpOptions,
     limiter: Option<rate::Limiter>,
 }
 
-/// An axum router serving `dispatcher` at the options' path.
-pub(crate) fn router(dispatcher: Arc<Dispatcher>, options: HttpOptions) -> Router {
+/// An axum router serving `dispatcher` (and `legacy` sessions, when given) at the options' path.
+pub(crate) fn router(
+    dispatcher: Arc<Dispatcher>,
+    legacy: Option<Arc<Legacy>>,
+    options: HttpOptions,
+) -> Router {
     let path = options.path.clone();
     let limiter = options
         .rate
         .map(|(requests, per)| rate::Limiter::new(requests, per, options.trust_forwarded));
     let endpoint = Arc::new(Endpoint {
         dispatcher,
+        legacy,
         options,
         limiter,
     });
     let mut router = Router::new().route(
         &path,
-        axum::routing::post(handle).fallback(method_not_allowed),
+        axum::routing::post(handle)
+            .get(session_get)
+            .delete(session_delete)
+            .fallback(method_not_allowed),
     );
     if let Some(rs) = &endpoint.options.auth {
         for well_known in auth::metadata_paths(rs) {
@@ -128,6 +148,7 @@ async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Re
 /// requests in flight finish for the options' grace period, and returns.
 pub(crate) async fn serve<S>(
     dispatcher: Arc<Dispatcher>,
+    legacy: Option<Arc<Legacy>>,
     listener: tokio::net::TcpListener,
     options: HttpOptions,
     signal: S,
@@ -150,15 +171,15 @@ where
     let lab_needs_peer = false;
     let server: std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>> =
         if options.rate.is_some() || lab_needs_peer {
-            let app =
-                router(dispatcher, options).into_make_service_with_connect_info::<SocketAddr>();
+            let app = router(dispatcher, legacy, options)
+                .into_make_service_with_connect_info::<SocketAddr>();
             Box::pin(
                 axum::serve(listener, app)
                     .with_graceful_shutdown(stop)
                     .into_future(),
             )
         } else {
-            let app = router(dispatcher, options);
+            let app = router(dispatcher, legacy, options);
             Box::pin(
                 axum::serve(listener, app)
                     .with_graceful_shutdown(stop)
@@ -287,31 +308,38 @@ fn transport_error(status: StatusCode, message: &str) -> Response {
     json_response(status, Answer::error(None, &error).body)
 }
 
-async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
+/// What every request passes before it is read: the DNS-rebinding guard, authentication and the
+/// rate limit. The caller, or the response refusing the request.
+async fn admit(
+    endpoint: &Endpoint,
+    parts: &http::request::Parts,
+    body: Option<Body>,
+) -> Result<(Option<Arc<Caller>>, Option<Body>), Response> {
     let options = &endpoint.options;
     if !guard::host_allowed(options, &parts.headers)
         || !guard::origin_allowed(options, &parts.headers)
     {
-        return plain_status(
+        return Err(plain_status(
             StatusCode::FORBIDDEN,
             "Forbidden: this Host or Origin is not allowed (DNS rebinding protection)",
-        );
+        ));
     }
-    let caller = match &options.auth {
-        None => None,
+    let (caller, body) = match &options.auth {
+        None => (None, body),
         Some(rs) => match auth::authenticate(rs, &parts.headers).await {
-            Ok(caller) => caller,
+            Ok(caller) => (caller, body),
             Err(why) => {
                 // The challenge names the scopes of the operation, when the body says which.
-                let scopes = match negotiate::content_type_ok(&parts.headers) {
-                    true => match read_body(body, options.body_limit, options.body_timeout).await {
-                        Ok(bytes) => endpoint.dispatcher.scopes_needed(&bytes),
-                        Err(_) => Vec::new(),
-                    },
-                    false => Vec::new(),
+                let scopes = match (body, negotiate::content_type_ok(&parts.headers)) {
+                    (Some(body), true) => {
+                        match read_body(body, options.body_limit, options.body_timeout).await {
+                            Ok(bytes) => endpoint.dispatcher.scopes_needed(&bytes),
+                            Err(_) => Vec::new(),
+                        }
+                    }
+                    _ => Vec::new(),
                 };
-                return auth::unauthenticated(rs, why, &scopes);
+                return Err(auth::unauthenticated(rs, why, &scopes));
             }
         },
     };
@@ -327,9 +355,56 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             );
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
-            return resp;
+            return Err(resp);
         }
     }
+    Ok((caller, body))
+}
+
+/// GET: a 2025-11-25 session's stream (405 without a session, as for a 2026-07-28 server).
+async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    // Without a session this is a GET or DELETE a 2026-07-28 endpoint does not take.
+    let Some(legacy) = endpoint.legacy.clone() else {
+        return method_not_allowed().await;
+    };
+    if !request.headers().contains_key("mcp-session-id") {
+        return method_not_allowed().await;
+    }
+    let (parts, _) = request.into_parts();
+    let caller = match admit(&endpoint, &parts, None).await {
+        Ok((caller, _)) => caller,
+        Err(refused) => return refused,
+    };
+    let accept = negotiate::accepts(&parts.headers);
+    legacy::get(&endpoint, &legacy, &parts.headers, caller, &accept).await
+}
+
+/// DELETE: ends a 2025-11-25 session (405 without a session).
+async fn session_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    // Without a session this is a GET or DELETE a 2026-07-28 endpoint does not take.
+    let Some(legacy) = endpoint.legacy.clone() else {
+        return method_not_allowed().await;
+    };
+    if !request.headers().contains_key("mcp-session-id") {
+        return method_not_allowed().await;
+    }
+    let (parts, _) = request.into_parts();
+    let caller = match admit(&endpoint, &parts, None).await {
+        Ok((caller, _)) => caller,
+        Err(refused) => return refused,
+    };
+    legacy::delete(&legacy, &parts.headers, caller).await
+}
+
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let options = &endpoint.options;
+    let (caller, body) = match admit(&endpoint, &parts, Some(body)).await {
+        Ok((caller, Some(body))) => (caller, body),
+        // Authentication read the body to name the scopes in its challenge: it refused.
+        Ok((_, None)) => return transport_error(StatusCode::BAD_REQUEST, "Bad Request"),
+        Err(refused) => return refused,
+    };
     if !negotiate::content_type_ok(&parts.headers) {
         return transport_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -347,6 +422,11 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ok(b) => b,
         Err(response) => return response,
     };
+    if let Some(legacy) = &endpoint.legacy
+        && era::of_post(&parts.headers, &bytes) == era::Era::Legacy
+    {
+        return legacy::post(&endpoint, legacy, &parts.headers, &bytes, caller, &accept).await;
+    }
     let handled = endpoint.dispatcher.handle(
         &bytes,
         Ingress {

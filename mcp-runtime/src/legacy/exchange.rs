@@ -1,0 +1,340 @@
+//! One request on a legacy session, from the modern pipeline's first answer to the legacy
+//! response: notifications pass through as they come, and each `input_required` round is
+//! answered through the bridge (the input requests go to the client as server-to-client
+//! requests; once it has answered them all, the request is served again with the answers and
+//! its `requestState`, as a 2026 client's retry would be).
+
+use super::codec::{self, Answer};
+use super::live::LiveSession;
+use super::session::SessionRecord;
+use super::stream::StreamLog;
+use super::{Legacy, Reply, Request};
+use crate::context::Caller;
+use crate::dispatch::{Call, Handled, Ingress, Outgoing};
+use crate::protocol::RequestId;
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Rounds of client input one request may take.
+const MAX_ROUNDS: u32 = 8;
+
+/// One legacy request, on its way.
+struct Exchange {
+    legacy: Arc<Legacy>,
+    session: SessionRecord,
+    live: Arc<LiveSession>,
+    id: RequestId,
+    method: String,
+    params: Map<String, Value>,
+    caller: Option<Arc<Caller>>,
+}
+
+/// Serves the request: at once when the pipeline answers at once, otherwise on a stream fed by
+/// a task of its own (which runs on if the client disconnects; `notifications/cancelled` or the
+/// session's end stops it).
+pub(super) async fn start(
+    legacy: &Arc<Legacy>,
+    session: SessionRecord,
+    live: Arc<LiveSession>,
+    request: Request,
+) -> Reply {
+    let back_channel = request.back_channel;
+    let exchange = Exchange {
+        legacy: legacy.clone(),
+        session,
+        live,
+        id: request.id,
+        method: request.method,
+        params: request.params,
+        caller: request.caller,
+    };
+    let call = exchange.dispatch();
+    if !call.is_running() {
+        let response = Call::response(call).await;
+        match codec::legacy_answer(&response.body, &exchange.method) {
+            Answer::Final(body) => return Reply::Now(body),
+            Answer::InputRequired { requests, state } if back_channel => {
+                let log = exchange.open_stream();
+                let Some(token) = exchange.register() else {
+                    return Reply::Now(exchange.id_in_use());
+                };
+                let stream = log.clone();
+                tokio::spawn(async move {
+                    let done = exchange.bridge(&stream, &token, requests, state, 1).await;
+                    exchange.finish(&stream, done);
+                });
+                return Reply::Later(log);
+            }
+            Answer::InputRequired { .. } => return Reply::Now(exchange.no_back_channel()),
+        }
+    }
+    let log = exchange.open_stream();
+    let Some(token) = exchange.register() else {
+        return Reply::Now(exchange.id_in_use());
+    };
+    let stream = log.clone();
+    tokio::spawn(async move {
+        let done = exchange.run(&stream, &token, call, back_channel).await;
+        exchange.finish(&stream, done);
+    });
+    Reply::Later(log)
+}
+
+impl Exchange {
+    /// The modern request, through the pipeline.
+    fn dispatch(&self) -> Call {
+        self.dispatch_with(&self.params)
+    }
+
+    fn dispatch_with(&self, params: &Map<String, Value>) -> Call {
+        let d = &self.legacy.dispatcher;
+        let version = d
+            .config
+            .supported_versions
+            .first()
+            .map(String::as_str)
+            .unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
+        let body = codec::modern_request(&self.id, &self.method, params, &self.session, version);
+        let ingress = Ingress {
+            caller: self.caller.clone(),
+            checks: None,
+            transport: Some("tcp"),
+        };
+        match d.handle(&body, ingress) {
+            Handled::Call(call) => call,
+            // A request in, a request through: never a notification.
+            Handled::Notification(_) => Call::ready(
+                Some(self.id.clone()),
+                crate::dispatch::Response::error(
+                    Some(&self.id),
+                    &crate::McpError::internal("the request was read as a notification"),
+                ),
+            ),
+        }
+    }
+
+    fn open_stream(&self) -> Arc<StreamLog> {
+        self.live.new_stream(self.legacy.options.keep_streams)
+    }
+
+    /// Registers the request as running (for `notifications/cancelled`); `None` when its id is
+    /// taken by another running request of the session.
+    fn register(&self) -> Option<CancellationToken> {
+        let token = self.live.ended.child_token();
+        self.live.start(&self.id, token.clone()).then_some(token)
+    }
+
+    fn id_in_use(&self) -> Bytes {
+        codec::error(
+            Some(&self.id),
+            -32600,
+            &format!(
+                "Invalid Request: id {} is in use by a request in progress",
+                self.id
+            ),
+        )
+    }
+
+    fn no_back_channel(&self) -> Bytes {
+        codec::error(
+            Some(&self.id),
+            -32603,
+            "Internal error: this request needs input from the client, and its response cannot carry requests to the client (accept text/event-stream)",
+        )
+    }
+
+    fn finish(&self, log: &StreamLog, response: Option<Bytes>) {
+        self.live.done(&self.id);
+        log.finish(response);
+    }
+
+    /// The first round's call to its end, then the bridge if it asks for input. `None` when
+    /// the request was cancelled (no response is sent).
+    async fn run(
+        &self,
+        log: &StreamLog,
+        token: &CancellationToken,
+        call: Call,
+        back_channel: bool,
+    ) -> Option<Bytes> {
+        let body = forward(call, log, token).await?;
+        match codec::legacy_answer(&body, &self.method) {
+            Answer::Final(body) => Some(body),
+            Answer::InputRequired { requests, state } if back_channel => {
+                self.bridge(log, token, requests, state, 1).await
+            }
+            Answer::InputRequired { .. } => Some(self.no_back_channel()),
+        }
+    }
+
+    /// Rounds of client input: asks, waits for every answer, serves the request again.
+    async fn bridge(
+        &self,
+        log: &StreamLog,
+        token: &CancellationToken,
+        mut requests: Map<String, Value>,
+        mut state: Option<Value>,
+        mut round: u32,
+    ) -> Option<Bytes> {
+        loop {
+            if round > MAX_ROUNDS {
+                return Some(codec::error(
+                    Some(&self.id),
+                    -32603,
+                    &format!(
+                        "Internal error: the request asked the client for input more than {MAX_ROUNDS} times"
+                    ),
+                ));
+            }
+            let answers = match self.ask(log, token, &requests).await {
+                Ok(answers) => answers,
+                Err(Failed::Cancelled) => return None,
+                Err(Failed::Error(body)) => return Some(body),
+            };
+            let mut params = self.params.clone();
+            params.insert("inputResponses".into(), Value::Object(answers));
+            match state.take() {
+                Some(s) => params.insert("requestState".into(), s),
+                None => params.remove("requestState"),
+            };
+            let call = self.dispatch_with(&params);
+            let body = forward(call, log, token).await?;
+            match codec::legacy_answer(&body, &self.method) {
+                Answer::Final(body) => return Some(body),
+                Answer::InputRequired {
+                    requests: more,
+                    state: next,
+                } => {
+                    requests = more;
+                    state = next;
+                    round += 1;
+                }
+            }
+        }
+    }
+
+    /// Sends one round's input requests to the client and waits for all its answers.
+    async fn ask(
+        &self,
+        log: &StreamLog,
+        token: &CancellationToken,
+        requests: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, Failed> {
+        let mut waiting = Vec::with_capacity(requests.len());
+        for (key, asked) in requests {
+            let (id, rx) = self.live.ask();
+            let Some(request) = codec::client_request(&id, asked) else {
+                self.live.forget(&id);
+                return Err(Failed::Error(codec::error(
+                    Some(&self.id),
+                    -32603,
+                    &format!(
+                        "Internal error: input request `{key}` is not one a client can be asked"
+                    ),
+                )));
+            };
+            log.push(request);
+            waiting.push((key.clone(), id, asked_method(asked), rx));
+        }
+        let timeout = self.legacy.options.input_timeout;
+        let mut answers = Map::new();
+        let mut outcome = Ok(());
+        for (key, id, method, rx) in &mut waiting {
+            let answer = tokio::select! {
+                _ = token.cancelled() => { outcome = Err(Failed::Cancelled); break; }
+                answer = tokio::time::timeout(timeout, rx) => answer,
+            };
+            let message = match answer {
+                Ok(Ok(message)) => message,
+                Ok(Err(_)) => {
+                    outcome = Err(Failed::Cancelled);
+                    break;
+                }
+                Err(_) => {
+                    outcome = Err(self.failed(&format!(
+                        "the client did not answer {method} within {} s",
+                        timeout.as_secs()
+                    )));
+                    break;
+                }
+            };
+            match message {
+                Value::Object(mut m) if m.contains_key("result") => {
+                    answers.insert(key.clone(), m.remove("result").unwrap_or_default());
+                }
+                Value::Object(m) => {
+                    let code = m.get("error").and_then(|e| e.get("code")).cloned();
+                    let text = m
+                        .get("error")
+                        .and_then(|e| e.get("message"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("no message")
+                        .to_owned();
+                    outcome = Err(self.failed(&format!(
+                        "the client answered {method} with error {}: {text}",
+                        code.unwrap_or(Value::Null)
+                    )));
+                    break;
+                }
+                _ => {
+                    outcome = Err(self.failed(&format!(
+                        "the client's answer to {method} is not a response"
+                    )));
+                    break;
+                }
+            }
+            let _ = id;
+        }
+        if outcome.is_err() {
+            for (_, id, _, _) in &waiting {
+                self.live.forget(id);
+            }
+        }
+        outcome.map(|()| answers)
+    }
+
+    fn failed(&self, why: &str) -> Failed {
+        Failed::Error(codec::error(
+            Some(&self.id),
+            -32603,
+            &format!("Internal error: {why}"),
+        ))
+    }
+}
+
+enum Failed {
+    Cancelled,
+    Error(Bytes),
+}
+
+fn asked_method(asked: &Value) -> String {
+    asked
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or("an input request")
+        .to_owned()
+}
+
+/// Passes a call's notifications to the stream; its response's body, or `None` when the
+/// request was cancelled first (dropping the call cancels its handler).
+async fn forward(mut call: Call, log: &StreamLog, token: &CancellationToken) -> Option<Bytes> {
+    let mut cut = Box::pin(call.stream_cut());
+    loop {
+        let message = tokio::select! {
+            biased;
+            _ = token.cancelled() => return None,
+            () = &mut cut => {
+                log.cut();
+                cut = Box::pin(call.stream_cut());
+                continue;
+            }
+            message = call.next_message() => message,
+        };
+        match message? {
+            Outgoing::Notification(n) => log.push(n),
+            Outgoing::Response(r) => return Some(r.body),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Legacy sessions' metadata: [`SessionRecord`], the [`SessionStore`] trait, and the in-memory
+//! store used by default. What a session holds that cannot leave its process (open streams,
+//! requests waiting for the client's answers) is in `live.rs`.
+
+use crate::error::McpError;
+use crate::registry::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// What a 2025-11-25 session is, as any instance serving it must know it: what `initialize`
+/// negotiated, the session's log level and resource subscriptions, and when it was last used.
+/// Serializable, so that a store can keep it outside the process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SessionRecord {
+    /// The `Mcp-Session-Id`.
+    pub id: String,
+    /// The protocol version `initialize` negotiated.
+    pub protocol_version: String,
+    /// The client's `capabilities` from `initialize`.
+    pub client_capabilities: Value,
+    /// The client's `clientInfo` from `initialize`.
+    pub client_info: Option<Value>,
+    /// The level `logging/setLevel` set, if any.
+    pub log_level: Option<String>,
+    /// The URIs `resources/subscribe` subscribed to.
+    pub subscriptions: BTreeSet<String>,
+    /// Whether `notifications/initialized` arrived.
+    pub initialized: bool,
+    /// The subject of the caller that created the session, when the transport authenticated
+    /// one: only that caller may use it.
+    pub owner: Option<String>,
+    /// When it was last used (milliseconds since the Unix epoch).
+    pub last_used_ms: u64,
+}
+
+impl SessionRecord {
+    /// A session just created by `initialize`.
+    pub fn new(
+        id: impl Into<String>,
+        protocol_version: impl Into<String>,
+        client_capabilities: Value,
+        client_info: Option<Value>,
+    ) -> Self {
+        SessionRecord {
+            id: id.into(),
+            protocol_version: protocol_version.into(),
+            client_capabilities,
+            client_info,
+            log_level: None,
+            subscriptions: BTreeSet::new(),
+            initialized: false,
+            owner: None,
+            last_used_ms: now_ms(),
+        }
+    }
+}
+
+/// A change to one session, applied atomically by [`SessionStore::update`] (a store over an
+/// external engine may apply it more than once).
+pub type SessionChange<'a> = &'a (dyn Fn(&mut SessionRecord) + Send + Sync);
+
+/// Keeps the legacy (2025-11-25) sessions of a server: every instance behind a load balancer
+/// shares one store, so that any of them can tell a live session from an ended one (404).
+/// Streams stay on the instance that opened them: route a session's requests to one instance
+/// (sticky routing on `Mcp-Session-Id`) for its streams and server-to-client requests.
+///
+/// A store forgets a session idle for longer than the server's session idle time, and ends
+/// one when asked; [`SessionStore::get`] then finds nothing.
+///
+/// ```
+/// use mcp_runtime::legacy::{MemorySessionStore, SessionRecord, SessionStore};
+/// use std::time::Duration;
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let store = MemorySessionStore::new(100, Duration::from_secs(60));
+/// let session = SessionRecord::new("s1", "2025-11-25", serde_json::json!({}), None);
+/// store.create(session).await.unwrap();
+/// store.update("s1", &|s| s.log_level = Some("debug".into())).await.unwrap();
+/// assert_eq!(store.get("s1").await.unwrap().unwrap().log_level.as_deref(), Some("debug"));
+/// assert!(store.end("s1").await.unwrap());
+/// assert!(store.get("s1").await.unwrap().is_none());
+/// # }
+/// ```
+pub trait SessionStore: Send + Sync + 'static {
+    /// Keeps a new session (`-32603` when the store holds as many as it may).
+    fn create(&self, session: SessionRecord) -> BoxFuture<'_, Result<(), McpError>>;
+    /// The session, unless it is unknown, ended or idle too long. Marks it used.
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>>;
+    /// Applies `change` atomically; the session as changed, or `None` when it is gone.
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: SessionChange<'a>,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>>;
+    /// Ends the session; whether it was live.
+    fn end<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, McpError>>;
+}
+
+/// The default [`SessionStore`]: this process's sessions in memory, at most `capacity` at once,
+/// each forgotten once idle for `idle`.
+#[derive(Debug)]
+pub struct MemorySessionStore {
+    sessions: Mutex<HashMap<String, SessionRecord>>,
+    capacity: usize,
+    idle_ms: u64,
+}
+
+impl MemorySessionStore {
+    /// A store keeping at most `capacity` sessions, each until idle for `idle`.
+    pub fn new(capacity: usize, idle: std::time::Duration) -> Self {
+        MemorySessionStore {
+            sessions: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+            idle_ms: u64::try_from(idle.as_millis()).unwrap_or(u64::MAX).max(1),
+        }
+    }
+
+    /// How many sessions it holds (idle ones included until they are swept).
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionRecord>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn idle(&self, session: &SessionRecord, now: u64) -> bool {
+        now.saturating_sub(session.last_used_ms) > self.idle_ms
+    }
+
+    fn create_now(&self, session: SessionRecord) -> Result<(), McpError> {
+        let mut sessions = self.lock();
+        if sessions.len() >= self.capacity {
+            let now = now_ms();
+            sessions.retain(|_, s| !self.idle(s, now));
+        }
+        if sessions.len() >= self.capacity {
+            return Err(McpError::busy("sessions", self.capacity));
+        }
+        sessions.insert(session.id.clone(), session);
+        Ok(())
+    }
+
+    fn update_now(&self, id: &str, change: SessionChange<'_>) -> Option<SessionRecord> {
+        let mut sessions = self.lock();
+        let now = now_ms();
+        let session = sessions.get_mut(id)?;
+        if self.idle(session, now) {
+            sessions.remove(id);
+            return None;
+        }
+        change(session);
+        session.last_used_ms = now;
+        Some(session.clone())
+    }
+}
+
+impl Default for MemorySessionStore {
+    /// At most 10,000 sessions, each forgotten after 30 minutes idle.
+    fn default() -> Self {
+        MemorySessionStore::new(10_000, std::time::Duration::from_secs(30 * 60))
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn create(&self, session: SessionRecord) -> BoxFuture<'_, Result<(), McpError>> {
+        Box::pin(std::future::ready(self.create_now(session)))
+    }
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>> {
+        Box::pin(std::future::ready(Ok(self.update_now(id, &|_| {}))))
+    }
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: SessionChange<'a>,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>> {
+        Box::pin(std::future::ready(Ok(self.update_now(id, change))))
+    }
+    fn end<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, McpError>> {
+        Box::pin(std::future::ready(Ok(self.lock().remove(id).is_some())))
+    }
+}
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn record(id: &str) -> SessionRecord {
+        SessionRecord::new(id, "2025-11-25", Value::Object(Default::default()), None)
+    }
+
+    #[test]
+    fn a_full_store_refuses_until_a_session_goes_idle() {
+        let store = MemorySessionStore::new(1, Duration::from_millis(50));
+        store.create_now(record("a")).unwrap();
+        assert_eq!(store.create_now(record("b")).unwrap_err().code(), -32603);
+        store.lock().get_mut("a").unwrap().last_used_ms -= 1_000;
+        store.create_now(record("b")).unwrap();
+        assert!(store.update_now("a", &|_| {}).is_none());
+    }
+
+    #[test]
+    fn use_keeps_a_session_alive() {
+        let store = MemorySessionStore::new(4, Duration::from_millis(500));
+        store.create_now(record("a")).unwrap();
+        store.lock().get_mut("a").unwrap().last_used_ms -= 400;
+        assert!(store.update_now("a", &|_| {}).is_some());
+        store.lock().get_mut("a").unwrap().last_used_ms -= 400;
+        assert!(store.update_now("a", &|_| {}).is_some(), "used 400 ms ago");
+    }
+}
