@@ -160,7 +160,8 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        Ok(stdio::serve(self.dispatcher, input, output).await?)
+        let legacy = self.legacy.as_ref().map(|l| l.options.clone());
+        Ok(stdio::serve(self.dispatcher, legacy, input, output).await?)
     }
 
     /// Runs one message through the whole pipeline in-process (no transport, so no header

@@ -144,6 +144,60 @@ pub fn assert_valid(def: &str, value: &Value) {
     );
 }
 
+/// The 2025-11-25 schema's `$defs` (`tests/fixtures/schema-2025-11-25.json`, copied from
+/// modelcontextprotocol/modelcontextprotocol at c4c367f, `schema/2025-11-25/schema.json`).
+fn schema_defs_2025() -> &'static Map<String, Value> {
+    static DEFS: OnceLock<Map<String, Value>> = OnceLock::new();
+    DEFS.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/schema-2025-11-25.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let schema: Value = serde_json::from_str(&text).expect("the 2025-11-25 schema is JSON");
+        match schema.get("$defs") {
+            Some(Value::Object(defs)) => defs.clone(),
+            _ => panic!("{} has no top-level $defs", path.display()),
+        }
+    })
+}
+
+/// Panics unless `value` is valid against `$defs/<def>` of the 2025-11-25 schema.
+pub fn assert_valid_2025(def: &str, value: &Value) {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
+    let defs = schema_defs_2025();
+    assert!(
+        defs.contains_key(def),
+        "the 2025-11-25 schema has no $defs/{def}"
+    );
+    let cache = CACHE.get_or_init(Mutex::default);
+    let cached = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(def)
+        .cloned();
+    let validator = cached.unwrap_or_else(|| {
+        let wrapper = json!({"$schema": DIALECT, "$defs": defs, "$ref": format!("#/$defs/{def}")});
+        let compiled = Arc::new(
+            jsonschema::draft202012::new(&wrapper)
+                .unwrap_or_else(|e| panic!("2025-11-25 $defs/{def} does not compile: {e}")),
+        );
+        cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(def.to_owned(), compiled.clone());
+        compiled
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{e} (at `{}`)", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "not a valid 2025-11-25 {def}:\n  {}\nmessage: {value}",
+        errors.join("\n  ")
+    );
+}
+
 /// The `<X>ResultResponse` and `<X>Result` definitions of a request method.
 fn result_defs(method: &str) -> Option<(&'static str, &'static str)> {
     Some(match method {
@@ -399,12 +453,16 @@ impl HttpResponse {
 }
 
 /// Parses a `text/event-stream` body into the JSON values of its `data:` events (multi-line
-/// data joined with `\n`, comments and other fields ignored).
+/// data joined with `\n`; comments, other fields and events with empty data, such as a
+/// 2025-11-25 stream's priming event, ignored).
 pub fn sse_messages(body: &[u8]) -> Vec<Value> {
     let text = std::str::from_utf8(body).expect("the SSE stream is UTF-8");
     let mut out = Vec::new();
     let mut data: Vec<&str> = Vec::new();
     let mut flush = |data: &mut Vec<&str>| {
+        if data.iter().all(|d| d.is_empty()) {
+            data.clear();
+        }
         if !data.is_empty() {
             let joined = data.join("\n");
             out.push(

@@ -242,8 +242,9 @@ fn legacy_result(result: &mut Map<String, Value>, method: &str) {
     }
 }
 
-/// A server-to-client request on a legacy session, for one entry of `inputRequests`.
-pub(crate) fn client_request(id: &str, asked: &Value) -> Option<Bytes> {
+/// A server-to-client request on a legacy session of protocol `version`, for one entry of
+/// `inputRequests`.
+pub(crate) fn client_request(id: &str, asked: &Value, version: &str) -> Option<Bytes> {
     let method = asked.get("method")?.as_str()?;
     if !matches!(
         method,
@@ -255,6 +256,11 @@ pub(crate) fn client_request(id: &str, asked: &Value) -> Option<Bytes> {
     match asked.get("params") {
         Some(Value::Object(p)) => {
             let mut params = p.clone();
+            // Elicitation modes came with 2025-11-25; before, every elicitation was a form.
+            if version < "2025-11-25" && params.get("mode").and_then(Value::as_str) == Some("form")
+            {
+                params.remove("mode");
+            }
             // 2025-11-25 URL-mode elicitations carry an id of their own.
             if method == "elicitation/create"
                 && params.get("mode").and_then(Value::as_str) == Some("url")
@@ -309,7 +315,7 @@ mod tests {
         };
         assert_eq!(requests.len(), 1);
         assert_eq!(state, Some(json!("s")));
-        let asked = client_request("mcp-input-1", &requests["a"]).unwrap();
+        let asked = client_request("mcp-input-1", &requests["a"], "2025-11-25").unwrap();
         assert_eq!(
             serde_json::from_slice::<Value>(&asked).unwrap(),
             json!({"jsonrpc":"2.0","id":"mcp-input-1","method":"roots/list"})

@@ -225,7 +225,8 @@ impl Exchange {
         let mut waiting = Vec::with_capacity(requests.len());
         for (key, asked) in requests {
             let (id, rx) = self.live.ask();
-            let Some(request) = codec::client_request(&id, asked) else {
+            let version = &self.session.protocol_version;
+            let Some(request) = codec::client_request(&id, asked, version) else {
                 self.live.forget(&id);
                 return Err(Failed::Error(codec::error(
                     Some(&self.id),

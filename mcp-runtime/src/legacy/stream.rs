@@ -101,7 +101,7 @@ impl StreamLog {
         Reader {
             cursor: after,
             state,
-            cuts,
+            cuts: Some(cuts),
         }
     }
 
@@ -119,15 +119,22 @@ impl StreamLog {
 pub(crate) struct Reader {
     cursor: u64,
     state: watch::Receiver<Progress>,
-    cuts: u32,
+    /// The cuts seen when it started; `None`: it reads on through cuts (no connection to cut).
+    cuts: Option<u32>,
 }
 
 impl Reader {
+    /// This reader reads on when the stream is cut (stdio has no connection to close).
+    pub(crate) fn through_cuts(mut self) -> Self {
+        self.cuts = None;
+        self
+    }
+
     /// Waits for what comes after the cursor.
     pub(crate) async fn next(&mut self, log: &StreamLog) -> Next {
         loop {
             let now = *self.state.borrow_and_update();
-            if now.cuts != self.cuts {
+            if self.cuts.is_some_and(|cuts| cuts != now.cuts) {
                 return Next::Cut;
             }
             if now.last > self.cursor {

@@ -1,9 +1,17 @@
 //! stdio: newline-delimited JSON-RPC on stdin/stdout. Only MCP messages go to stdout; logs go to
 //! stderr. Requests are served concurrently; `notifications/cancelled` cancels one. On end of
 //! input, listen streams are ended gracefully, in-flight requests finish, and the server returns.
+//!
+//! The first message decides the revision for the whole process: `initialize` makes it a
+//! 2025-11-25 session (`legacy`), any other request a 2026-07-28 connection. `server/discover`
+//! is answered before that choice without making it, so a client may probe with it and still
+//! open with `initialize`.
+
+mod legacy;
 
 use crate::dispatch::{Dispatcher, Handled, Ingress, Outgoing, Response, TransportChecks};
 use crate::error::McpError;
+use crate::legacy::LegacyOptions;
 use crate::protocol::{
     CancelledNotificationParams, ClientNotification, ClientRequest, RequestId, codes,
 };
@@ -26,6 +34,7 @@ const OUT_QUEUE: usize = 256;
 /// ends.
 pub(crate) async fn serve<R, W>(
     dispatcher: Arc<Dispatcher>,
+    legacy_options: Option<LegacyOptions>,
     input: R,
     output: W,
 ) -> std::io::Result<()>
@@ -48,6 +57,15 @@ where
 
     let in_flight = InFlight::default();
     let mut tasks = tokio::task::JoinSet::new();
+    // Until the first message other than `server/discover`, either revision may follow.
+    let mut era = match legacy_options {
+        Some(options) => Era::Undecided(legacy::StdioSession::new(
+            dispatcher.clone(),
+            options,
+            out_tx.clone(),
+        )),
+        None => Era::Modern,
+    };
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     loop {
@@ -66,6 +84,22 @@ where
         }
         let text = trim_line(&line);
         if text.is_empty() {
+            continue;
+        }
+        if let Era::Undecided(_) = &era {
+            match first_method(text).as_deref() {
+                Some("initialize") => {
+                    if let Era::Undecided(session) = std::mem::replace(&mut era, Era::Modern) {
+                        era = Era::Legacy(session);
+                    }
+                }
+                Some("server/discover") => {}
+                _ => era = Era::Modern,
+            }
+        }
+        if let Era::Legacy(session) = &mut era {
+            session.message(text, &mut tasks).await;
+            while tasks.try_join_next().is_some() {}
             continue;
         }
         let ingress = Ingress {
@@ -123,8 +157,27 @@ where
     // End of input: end listen streams gracefully and let in-flight requests finish.
     dispatcher.shutdown.cancel();
     while tasks.join_next().await.is_some() {}
+    // The session holds a sender of the output too: the writer ends once both are gone.
+    drop(era);
     drop(out_tx);
     writer.await.unwrap_or(Ok(()))
+}
+
+/// Which revision the process speaks.
+enum Era {
+    /// Not decided yet (only `server/discover` so far).
+    Undecided(legacy::StdioSession),
+    Modern,
+    Legacy(legacy::StdioSession),
+}
+
+/// The method of a message, read without the rest of it.
+fn first_method(text: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        method: Option<String>,
+    }
+    serde_json::from_slice::<Peek>(text).ok()?.method
 }
 
 /// The requests in progress, by id: an id may not be reused while its request runs, and

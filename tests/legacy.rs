@@ -1,0 +1,751 @@
+//! 2025-11-25 clients on the same endpoint and handlers as 2026-07-28 ones: the era of each
+//! request, the session's life, the legacy shape of every message (checked against the
+//! 2025-11-25 schema), the GET stream, the bridge that turns `input_required` into requests to
+//! the client (and its failures), resumption with `Last-Event-ID`, and stdio in both eras.
+
+mod common;
+
+use bytes::Bytes;
+use common::{HttpResponse, assert_valid_2025, post, send, spawn_http_with, within};
+use http::{Method, StatusCode};
+use http_body_util::BodyExt;
+use mcp_runtime::{
+    ElicitForm, Elicitation, HttpOptions, NoArguments, PrimitiveKind, Progress, RequestContext,
+    Roots, Sampled, Server, Tool, tool,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// What the user picks.
+#[derive(Debug, Deserialize, ElicitForm)]
+pub struct Goal {
+    /// The goal.
+    goal: String,
+}
+
+/// Times `review`'s body ran.
+static REVIEWS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Asks for roots, a sampled message and a form, then reports them (the body runs once).
+#[tool]
+pub fn review(
+    #[roots] scope: Roots,
+    #[sample(prompt = "Name one risk.", max_tokens = 40)] risk: Sampled,
+    #[elicit(message = "Pick a goal.")] goal: Elicitation<Goal>,
+) -> String {
+    REVIEWS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let goal = goal.accepted().map_or("none".to_owned(), |g| g.goal);
+    format!("roots={} risk={} goal={goal}", scope.len(), risk.text())
+}
+
+/// Asks for a form only.
+#[tool]
+pub fn confirm(#[elicit(message = "Sure?")] goal: Elicitation<Goal>) -> String {
+    format!("{:?}", goal.accepted().map(|g| g.goal))
+}
+
+/// Two progress notifications, then the sum.
+#[tool]
+pub async fn add(a: i64, b: i64, progress: Progress) -> String {
+    progress.report(0.0, Some(1.0), Some("start"));
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    progress.report(1.0, Some(1.0), Some("done"));
+    (a + b).to_string()
+}
+
+/// Cuts its stream's connection, then answers.
+#[tool]
+pub async fn cut(#[ctx] cx: RequestContext) -> &'static str {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "after the cut"
+}
+
+/// Runs until cancelled.
+#[tool]
+pub async fn forever(#[ctx] cx: RequestContext) -> &'static str {
+    cx.cancellation().cancelled().await;
+    "cancelled"
+}
+
+fn builder() -> mcp_runtime::ServerBuilder {
+    Server::builder()
+        .state_keys(mcp_runtime::KeyRing::random().unwrap())
+        .name("legacy-test")
+        .version("1.0.0")
+        .instructions("Be brief.")
+        .list_changed(true)
+        .resource_subscriptions(true)
+        .logging(true)
+        .tool(review {})
+        .tool(confirm {})
+        .tool(add {})
+        .tool(cut {})
+        .tool(forever {})
+        .tool(Tool::new("echo").handler(|_: NoArguments, _cx| async { "echoed" }))
+        .resource(
+            mcp_runtime::Resource::new("test://doc", "doc").handler(|_cx| async { "the document" }),
+        )
+}
+
+async fn spawn(server: Server) -> (common::HttpServer, SocketAddr) {
+    let http = spawn_http_with(server, HttpOptions::default()).await;
+    let addr = http.addr;
+    (http, addr)
+}
+
+fn base_headers() -> Vec<(String, String)> {
+    vec![
+        ("Content-Type".into(), "application/json".into()),
+        (
+            "Accept".into(),
+            "application/json, text/event-stream".into(),
+        ),
+    ]
+}
+
+/// A 2025-11-25 session opened over HTTP.
+struct Session {
+    addr: SocketAddr,
+    id: String,
+    version: String,
+}
+
+impl Session {
+    async fn open(addr: SocketAddr, capabilities: Value) -> Session {
+        Session::open_as(addr, "2025-11-25", capabilities).await
+    }
+
+    async fn open_as(addr: SocketAddr, version: &str, capabilities: Value) -> Session {
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": capabilities,
+            "clientInfo": {"name": "legacy-test-client", "version": "1.0.0"}}});
+        let resp = post(&url(addr), &base_headers(), init.to_string()).await;
+        assert_eq!(resp.status, StatusCode::OK, "{}", body_text(&resp));
+        let id = resp
+            .header("mcp-session-id")
+            .expect("a session id")
+            .to_owned();
+        assert!(id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+        let answer: Value = serde_json::from_slice(&resp.body).unwrap();
+        assert_valid_2025("JSONRPCResultResponse", &answer);
+        assert_valid_2025("InitializeResult", &answer["result"]);
+        let session = Session {
+            addr,
+            id,
+            version: answer["result"]["protocolVersion"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        };
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(
+            session.post(&initialized).await.status,
+            StatusCode::ACCEPTED
+        );
+        session
+    }
+
+    fn headers(&self) -> Vec<(String, String)> {
+        let mut h = base_headers();
+        h.push(("Mcp-Session-Id".into(), self.id.clone()));
+        h.push(("MCP-Protocol-Version".into(), self.version.clone()));
+        h
+    }
+
+    async fn post(&self, body: &Value) -> HttpResponse {
+        post(&url(self.addr), &self.headers(), body.to_string()).await
+    }
+
+    /// A request's answer (the last message of an SSE answer), checked against the 2025 schema.
+    async fn call(&self, id: i64, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let resp = self.post(&body).await;
+        assert_eq!(resp.status, StatusCode::OK, "{}", body_text(&resp));
+        let answer = resp.messages().pop().expect("an answer");
+        assert_eq!(answer["id"], json!(id));
+        if answer.get("error").is_some() {
+            assert_valid_2025("JSONRPCErrorResponse", &answer);
+        } else {
+            assert_valid_2025("JSONRPCResultResponse", &answer);
+            assert_valid_2025("ServerResult", &answer["result"]);
+        }
+        answer
+    }
+
+    async fn stream(&self, method: Method, body: Option<&Value>, extra: &[(&str, &str)]) -> Sse {
+        let mut headers = self.headers();
+        for (k, v) in extra {
+            headers.push(((*k).to_owned(), (*v).to_owned()));
+        }
+        Sse::open(self.addr, method, &headers, body).await
+    }
+}
+
+fn url(addr: SocketAddr) -> String {
+    format!("http://{addr}/mcp")
+}
+
+fn body_text(resp: &HttpResponse) -> String {
+    String::from_utf8_lossy(&resp.body).into_owned()
+}
+
+/// An SSE response read event by event.
+struct Sse {
+    status: StatusCode,
+    body: hyper::body::Incoming,
+    buffer: Vec<u8>,
+    /// The id of the last event that had one.
+    last_id: Option<String>,
+    /// Whether a `retry` field came.
+    retry: bool,
+    _conn: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Sse {
+    fn drop(&mut self) {
+        self._conn.abort();
+    }
+}
+
+impl Sse {
+    async fn open(
+        addr: SocketAddr,
+        method: Method,
+        headers: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Sse {
+        let tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let (mut sender, conn) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
+                .await
+                .expect("handshake");
+        let conn = tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        let mut req = http::Request::builder()
+            .method(method)
+            .uri("/mcp")
+            .header("host", addr.to_string());
+        for (k, v) in headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let bytes = body.map(|b| b.to_string()).unwrap_or_default();
+        let req = req
+            .body(http_body_util::Full::new(Bytes::from(bytes)))
+            .unwrap();
+        let resp = within("the response head", sender.send_request(req))
+            .await
+            .expect("response");
+        Sse {
+            status: resp.status(),
+            body: resp.into_body(),
+            buffer: Vec::new(),
+            last_id: None,
+            retry: false,
+            _conn: conn,
+        }
+    }
+
+    /// The next message, or `None` when the stream ends.
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
+                let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let text = String::from_utf8(event).unwrap();
+                let mut data = Vec::new();
+                for line in text.lines() {
+                    if let Some(id) = line.strip_prefix("id:") {
+                        self.last_id = Some(id.trim().to_owned());
+                    } else if line.starts_with("retry:") {
+                        self.retry = true;
+                    } else if let Some(d) = line.strip_prefix("data:") {
+                        data.push(d.trim_start());
+                    }
+                }
+                let data = data.join("\n");
+                if data.is_empty() {
+                    continue; // a comment or the priming event
+                }
+                return Some(serde_json::from_str(&data).expect("JSON data"));
+            }
+            match within("the next event", self.body.frame()).await {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.buffer.extend_from_slice(&data);
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    async fn expect(&mut self, what: &str) -> Value {
+        self.next()
+            .await
+            .unwrap_or_else(|| panic!("the stream ended before {what}"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn the_era_of_each_request() {
+    let (_http, addr) = spawn(builder().build().unwrap()).await;
+    let s = Session::open(addr, json!({})).await;
+    // 2026 `_meta` keys on a legacy session: still the session's request.
+    let modern_meta = json!({"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}});
+    let answer = s.call(1, "tools/list", modern_meta.clone()).await;
+    assert!(answer["result"].get("resultType").is_none(), "{answer}");
+    // The session id alone (no version header) is enough.
+    let mut headers = base_headers();
+    headers.push(("Mcp-Session-Id".into(), s.id.clone()));
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let resp = post(&url(addr), &headers, ping.to_string()).await;
+    assert_eq!(
+        serde_json::from_slice::<Value>(&resp.body).unwrap()["result"],
+        json!({})
+    );
+    // A 2026 request, header and body, is served statelessly beside the session.
+    let modern = common::request(3, "tools/list", json!({}));
+    let resp = post(
+        &url(addr),
+        &common::headers_for(&modern),
+        modern.to_string(),
+    )
+    .await;
+    assert_eq!(response(&resp)["result"]["resultType"], "complete");
+    // `initialize` with 2026 `_meta` and headers is the modern path's: not a method there.
+    let init = common::request(4, "initialize", json!({}));
+    let resp = post(&url(addr), &common::headers_for(&init), init.to_string()).await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    assert_eq!(response(&resp)["error"]["code"], -32601);
+    // An unknown version header goes the modern way (-32022 needs `_meta` to match it).
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "v999",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let mut headers = base_headers();
+    headers.push(("MCP-Protocol-Version".into(), "v999".into()));
+    headers.push(("Mcp-Method".into(), "tools/list".into()));
+    let resp = post(&url(addr), &headers, body.to_string()).await;
+    assert_eq!(response(&resp)["error"]["code"], -32022);
+    // A legacy request without a session.
+    let bare = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"});
+    let resp = post(&url(addr), &base_headers(), bare.to_string()).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    assert_eq!(response(&resp)["error"]["code"], -32600);
+}
+
+fn response(resp: &HttpResponse) -> Value {
+    serde_json::from_slice(&resp.body).unwrap_or_else(|_| panic!("JSON: {}", body_text(resp)))
+}
+
+#[tokio::test]
+async fn a_session_from_initialize_to_delete() {
+    let (_http, addr) = spawn(builder().build().unwrap()).await;
+    // Versions: the client's when known, else the newest legacy one.
+    let old = Session::open_as(addr, "2025-06-18", json!({})).await;
+    assert_eq!(old.version, "2025-06-18");
+    let future = Session::open_as(addr, "2030-01-01", json!({})).await;
+    assert_eq!(future.version, "2025-11-25");
+
+    let s = Session::open(addr, json!({"elicitation": {}})).await;
+    // Empty results are exactly `{}`.
+    assert_eq!(s.call(1, "ping", json!({})).await["result"], json!({}));
+    let level = s
+        .call(2, "logging/setLevel", json!({"level": "debug"}))
+        .await;
+    assert_eq!(level["result"], json!({}));
+    let bad = s
+        .call(3, "logging/setLevel", json!({"level": "loud"}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+    let sub = s
+        .call(4, "resources/subscribe", json!({"uri": "test://doc"}))
+        .await;
+    assert_eq!(sub["result"], json!({}));
+    // Results in the 2025-11-25 shape.
+    for (id, method, params) in [
+        (5, "tools/list", json!({})),
+        (6, "resources/list", json!({})),
+        (7, "resources/read", json!({"uri": "test://doc"})),
+        (8, "tools/call", json!({"name": "echo", "arguments": {}})),
+    ] {
+        let answer = s.call(id, method, params).await;
+        let result = &answer["result"];
+        for gone in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+            assert!(result.get(gone).is_none(), "{method}: {gone} in {answer}");
+        }
+    }
+    // 2026-only methods are not this session's.
+    let discover = s.call(9, "server/discover", json!({})).await;
+    assert_eq!(discover["error"]["code"], -32601);
+    // DELETE ends it; then it is unknown everywhere.
+    let resp = send(Method::DELETE, &url(addr), &s.headers(), "").await;
+    assert_eq!(resp.status, StatusCode::OK);
+    let resp = s
+        .post(&json!({"jsonrpc": "2.0", "id": 10, "method": "ping"}))
+        .await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    let resp = send(Method::GET, &url(addr), &s.headers(), "").await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    let resp = send(Method::DELETE, &url(addr), &s.headers(), "").await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    let mut unknown = base_headers();
+    unknown.push(("Mcp-Session-Id".into(), "0123456789abcdef".into()));
+    let resp = post(
+        &url(addr),
+        &unknown,
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+    )
+    .await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn idle_sessions_expire_and_the_number_of_sessions_is_bounded() {
+    let server = builder()
+        .session_idle(Duration::from_millis(150))
+        .max_sessions(2)
+        .build()
+        .unwrap();
+    let (_http, addr) = spawn(server).await;
+    let a = Session::open(addr, json!({})).await;
+    let _b = Session::open(addr, json!({})).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    let full = post(&url(addr), &base_headers(), init.to_string()).await;
+    assert_eq!(
+        response(&full)["error"]["code"],
+        -32603,
+        "{}",
+        body_text(&full)
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let resp = a
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    // Idle ones made room.
+    let _c = Session::open(addr, json!({})).await;
+}
+
+#[tokio::test]
+async fn the_get_stream_carries_list_changes_and_subscribed_updates() {
+    let server = builder().build().unwrap();
+    let (_http, addr) = spawn(server.clone()).await;
+    let s = Session::open(addr, json!({})).await;
+    s.call(1, "resources/subscribe", json!({"uri": "test://doc"}))
+        .await;
+    let mut stream = s.stream(Method::GET, None, &[]).await;
+    assert_eq!(stream.status, StatusCode::OK);
+    // Give the stream a moment to subscribe to the change bus.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.notify_resource_updated("test://other");
+    server.notify_resource_updated("test://doc");
+    server
+        .set_enabled(PrimitiveKind::Tool, "echo", false)
+        .unwrap();
+    let first = stream.expect("the update").await;
+    assert_eq!(
+        first,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://doc"}})
+    );
+    assert_valid_2025("ServerNotification", &first);
+    let second = stream.expect("the list change").await;
+    assert_eq!(second["method"], "notifications/tools/list_changed");
+    assert_valid_2025("JSONRPCNotification", &second);
+}
+
+/// Answers every request the server sends on `stream` until the response comes; what it
+/// answered, by method.
+async fn answer_all(
+    s: &Session,
+    stream: &mut Sse,
+    reply: impl Fn(&Value) -> Value,
+) -> (Vec<String>, Value) {
+    let mut asked = Vec::new();
+    loop {
+        let message = stream.expect("a request or the response").await;
+        if message.get("method").is_some() && message.get("id").is_some() {
+            assert_valid_2025("JSONRPCRequest", &message);
+            assert_valid_2025("ServerRequest", &message);
+            asked.push(message["method"].as_str().unwrap().to_owned());
+            let answer = reply(&message);
+            let resp = s.post(&answer).await;
+            assert_eq!(resp.status, StatusCode::ACCEPTED);
+        } else if message.get("method").is_none() {
+            return (asked, message);
+        }
+    }
+}
+
+fn result_for(request: &Value) -> Value {
+    let result = match request["method"].as_str().unwrap() {
+        "roots/list" => json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
+        "sampling/createMessage" => json!({"role": "assistant",
+            "content": {"type": "text", "text": "late deploys"}, "model": "test-model"}),
+        "elicitation/create" => json!({"action": "accept", "content": {"goal": "speed"}}),
+        other => panic!("unexpected request {other}"),
+    };
+    json!({"jsonrpc": "2.0", "id": request["id"], "result": result})
+}
+
+const ALL_INPUTS: &str = r#"{"roots": {}, "sampling": {}, "elicitation": {}}"#;
+
+#[tokio::test]
+async fn the_bridge_asks_the_client_and_the_body_runs_once() {
+    let (_http, addr) = spawn(builder().build().unwrap()).await;
+    let s = Session::open(addr, serde_json::from_str(ALL_INPUTS).unwrap()).await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "review", "arguments": {}}});
+    let mut stream = s.stream(Method::POST, Some(&call), &[]).await;
+    assert_eq!(stream.status, StatusCode::OK);
+    let (mut asked, response) = answer_all(&s, &mut stream, result_for).await;
+    asked.sort();
+    assert_eq!(
+        asked,
+        ["elicitation/create", "roots/list", "sampling/createMessage"]
+    );
+    assert!(stream.retry, "a priming event with retry");
+    assert_valid_2025("JSONRPCResultResponse", &response);
+    assert_valid_2025("CallToolResult", &response["result"]);
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        "roots=1 risk=late deploys goal=speed"
+    );
+    assert_eq!(
+        REVIEWS.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the body ran once"
+    );
+    // Progress reaches a legacy client as it did before: `_meta.progressToken`.
+    let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"progressToken": "p"}}});
+    let mut stream = s.stream(Method::POST, Some(&call), &[]).await;
+    for expected in [0.0, 1.0] {
+        let n = stream.expect("progress").await;
+        assert_valid_2025("ProgressNotification", &n);
+        assert_eq!(n["params"]["progressToken"], "p");
+        assert_eq!(n["params"]["progress"].as_f64(), Some(expected));
+    }
+    assert_eq!(
+        stream.expect("the sum").await["result"]["content"][0]["text"],
+        "3"
+    );
+}
+
+#[tokio::test]
+async fn the_bridge_fails_cleanly() {
+    let server = builder()
+        .input_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let (_http, addr) = spawn(server).await;
+    let s = Session::open(addr, serde_json::from_str(ALL_INPUTS).unwrap()).await;
+    let confirm = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "confirm", "arguments": {}}})
+    };
+    // The client never answers: an error once the input timeout is over.
+    let mut stream = s.stream(Method::POST, Some(&confirm(1)), &[]).await;
+    let asked = stream.expect("the elicitation").await;
+    assert_eq!(asked["method"], "elicitation/create");
+    let answer = stream.expect("the timeout").await;
+    assert_eq!(answer["error"]["code"], -32603);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer")
+    );
+    // The client answers with an error.
+    let mut stream = s.stream(Method::POST, Some(&confirm(2)), &[]).await;
+    let asked = stream.expect("the elicitation").await;
+    let refusal = json!({"jsonrpc": "2.0", "id": asked["id"],
+        "error": {"code": -32600, "message": "the user closed the dialog"}});
+    assert_eq!(s.post(&refusal).await.status, StatusCode::ACCEPTED);
+    let answer = stream.expect("the failure").await;
+    assert_eq!(answer["error"]["code"], -32603);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the user closed the dialog")
+    );
+    // The client cancels: the stream ends without a response.
+    let mut stream = s.stream(Method::POST, Some(&confirm(3)), &[]).await;
+    stream.expect("the elicitation").await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 3, "reason": "user"}});
+    assert_eq!(s.post(&cancel).await.status, StatusCode::ACCEPTED);
+    assert_eq!(stream.next().await, None);
+    // Cancelling a running handler works the same way.
+    let forever = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "forever", "arguments": {}}});
+    let mut stream = s.stream(Method::POST, Some(&forever), &[]).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
+    assert_eq!(s.post(&cancel).await.status, StatusCode::ACCEPTED);
+    assert_eq!(stream.next().await, None);
+    // A client that declared no elicitation is not asked: the modern path's -32021.
+    let bare = Session::open(addr, json!({})).await;
+    let answer = bare
+        .call(5, "tools/call", json!({"name": "confirm", "arguments": {}}))
+        .await;
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    // A client that takes JSON only cannot be asked.
+    let mut headers = s.headers();
+    headers.retain(|(k, _)| k != "Accept");
+    headers.push(("Accept".into(), "application/json".into()));
+    let resp = post(&url(addr), &headers, confirm(6).to_string()).await;
+    let answer = response(&resp);
+    assert_eq!(answer["error"]["code"], -32603);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("text/event-stream")
+    );
+}
+
+#[tokio::test]
+async fn a_cut_stream_is_resumed_with_last_event_id() {
+    let (_http, addr) = spawn(builder().build().unwrap()).await;
+    let s = Session::open(addr, json!({})).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "cut", "arguments": {}}});
+    let mut stream = s.stream(Method::POST, Some(&call), &[]).await;
+    assert_eq!(stream.next().await, None, "cut before the result");
+    let last = stream.last_id.clone().expect("the priming event's id");
+    let mut resumed = s
+        .stream(Method::GET, None, &[("Last-Event-ID", last.as_str())])
+        .await;
+    let answer = resumed.expect("the result").await;
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["result"]["content"][0]["text"], "after the cut");
+    assert_eq!(resumed.next().await, None);
+}
+
+type Lines = tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>;
+
+async fn next_line(reader: &mut Lines) -> Value {
+    let line = within("a line", reader.next_line()).await.unwrap().unwrap();
+    serde_json::from_str(&line).unwrap()
+}
+
+#[tokio::test]
+async fn stdio_serves_both_eras() {
+    // A 2025-11-25 process: `server/discover` first is answered, then `initialize` opens it.
+    let lines = [
+        common::request(0, "server/discover", json!({})).to_string(),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "c", "version": "1"}}})
+        .to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "confirm", "arguments": {}}})
+        .to_string(),
+    ];
+    let (mut client, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let server = builder().build().unwrap();
+    let serving = tokio::spawn(server.serve_io(read, write));
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    for line in &lines {
+        client.write_all(line.as_bytes()).await.unwrap();
+        client.write_all(b"\n").await.unwrap();
+    }
+    let (reader, mut writer) = tokio::io::split(client);
+    let mut reader = tokio::io::BufReader::new(reader).lines();
+    // Requests run concurrently: answers come in any order.
+    let mut by_id = std::collections::HashMap::new();
+    while by_id.len() < 4 {
+        let line = next_line(&mut reader).await;
+        by_id.insert(line["id"].to_string(), line);
+    }
+    assert_eq!(by_id["0"]["result"]["resultType"], "complete");
+    assert_valid_2025("InitializeResult", &by_id["1"]["result"]);
+    assert_eq!(by_id["2"], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    let asked = by_id
+        .values()
+        .find(|m| m.get("method").is_some())
+        .expect("the elicitation")
+        .clone();
+    assert_eq!(asked["method"], "elicitation/create");
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"action": "accept", "content": {"goal": "safety"}}});
+    writer
+        .write_all(format!("{answer}\n").as_bytes())
+        .await
+        .unwrap();
+    let done = next_line(&mut reader).await;
+    assert_eq!(done["id"], 3);
+    assert_eq!(done["result"]["content"][0]["text"], "Some(\"safety\")");
+    drop(writer);
+    drop(reader);
+    let _ = within("the server ends", serving).await;
+
+    // A 2026-07-28 process: its first request decides; `initialize` later is not a method.
+    let (mut client, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let serving = tokio::spawn(builder().build().unwrap().serve_io(read, write));
+    let lines = [
+        common::request(1, "tools/list", json!({})).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}})
+        .to_string(),
+    ];
+    for line in &lines {
+        client.write_all(line.as_bytes()).await.unwrap();
+        client.write_all(b"\n").await.unwrap();
+    }
+    let (reader, writer) = tokio::io::split(client);
+    let mut reader = tokio::io::BufReader::new(reader).lines();
+    let list = next_line(&mut reader).await;
+    assert_eq!(list["result"]["resultType"], "complete");
+    let init = next_line(&mut reader).await;
+    assert_eq!(init["id"], 2);
+    assert!(
+        init["error"]["code"] == -32602 || init["error"]["code"] == -32601,
+        "{init}"
+    );
+    drop(writer);
+    drop(reader);
+    let _ = within("the server ends", serving).await;
+}
+
+#[tokio::test]
+async fn a_modern_only_server_answers_initialize_with_its_version() {
+    let (_http, addr) = spawn(builder().legacy_clients(false).build().unwrap()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    let resp = post(&url(addr), &base_headers(), init.to_string()).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    let answer = response(&resp);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2026-07-28")
+    );
+    let get = send(
+        Method::GET,
+        &url(addr),
+        &[("Mcp-Session-Id".into(), "x".into())],
+        "",
+    )
+    .await;
+    assert_eq!(get.status, StatusCode::METHOD_NOT_ALLOWED);
+}
