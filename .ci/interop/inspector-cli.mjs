@@ -1,13 +1,19 @@
 // Drives one example server with the MCP Inspector's CLI mode (@modelcontextprotocol/inspector,
-// pinned in package-lock.json) in its modern-protocol mode (`--protocol-era modern`, which pins
-// the 2026-07-28 revision): tools/list, resources/list, prompts/list, tools/call, resources/read
-// and prompts/get, one CLI process each, with `--format json`.
+// pinned in package-lock.json) in one protocol era: `modern` (the default; `--protocol-era
+// modern`, which pins the 2026-07-28 revision) or `legacy` (`--protocol-era legacy`, the
+// 2025-11-25 `initialize` handshake and an Mcp-Session-Id per CLI run): tools/list,
+// resources/list, prompts/list, tools/call, resources/read and prompts/get, one CLI process each,
+// with `--format json`. (The CLI cannot answer server-to-client requests, so no tool that needs
+// client input is called.)
 //
-// Usage: node inspector-cli.mjs <case name in cases.json> <http://127.0.0.1:PORT/mcp>
+// Usage: node inspector-cli.mjs <case name in cases.json> <http://127.0.0.1:PORT/mcp> [modern|legacy]
 // Needs Node >= 22.19 (the Inspector's engines field); .ci/interop.sh runs it with the pinned
 // Node 22. The CLI is pointed at a small recording proxy on 127.0.0.1 in this process, so the run
-// also proves that no CLI invocation fell back to the 2025 `initialize` handshake and that each
-// POST carried the 2026-07-28 headers and `_meta`. Exits non-zero on any error.
+// also proves the era on the wire: in modern, that no CLI invocation fell back to the 2025
+// `initialize` handshake and that each POST carried the 2026-07-28 headers and `_meta`; in legacy,
+// that each CLI run's first POST was initialize, that no run sent server/discover, and that every
+// later request of a run carried the session id its initialize got and MCP-Protocol-Version
+// 2025-11-25. Exits non-zero on any error.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -15,15 +21,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [caseName, upstreamUrl] = process.argv.slice(2);
+const [caseName, upstreamUrl, era = 'modern'] = process.argv.slice(2);
 const cases = JSON.parse(readFileSync(new URL('./cases.json', import.meta.url), 'utf8'));
 const expected = cases.servers[caseName];
-if (!expected || !upstreamUrl) {
-  console.error('usage: node inspector-cli.mjs <study-server|acme-knowledge> <url>');
+if (!expected || !upstreamUrl || !['modern', 'legacy'].includes(era)) {
+  console.error('usage: node inspector-cli.mjs <study-server|acme-knowledge> <url> [modern|legacy]');
   process.exit(2);
 }
-const VERSION = cases.protocolVersion;
-const tag = `[inspector-cli ${caseName}]`;
+const LEGACY = era === 'legacy';
+const VERSION = LEGACY ? cases.legacyProtocolVersion : cases.protocolVersion;
+const tag = LEGACY ? `[inspector-cli legacy ${caseName}]` : `[inspector-cli ${caseName}]`;
 const CLI = fileURLToPath(
   new URL('./node_modules/@modelcontextprotocol/inspector/clients/cli/build/index.js', import.meta.url),
 );
@@ -43,14 +50,18 @@ function expectText(what, text, needle) {
   if (!text.includes(needle)) fail(`${what}: expected ${JSON.stringify(needle)} in ${JSON.stringify(text)}`);
 }
 
-// A pass-through proxy that records every POSTed JSON-RPC message (method, headers, _meta version).
+// A pass-through proxy that records every POSTed JSON-RPC message (method, headers, _meta version)
+// and, in legacy, every other request (GET, DELETE) too, each with the CLI run it belongs to, the
+// session id it carried and the status and session id it got back.
 const wire = [];
+let cliRun = 0;
 const upstream = new URL(upstreamUrl);
 const proxy = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const body = Buffer.concat(chunks);
+    const entries = [];
     if (req.method === 'POST') {
       let parsed;
       try {
@@ -60,19 +71,37 @@ const proxy = http.createServer((req, res) => {
       }
       for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
         if (m && typeof m.method === 'string') {
-          wire.push({
+          const entry = {
             method: m.method,
             headerVersion: req.headers['mcp-protocol-version'],
             headerMethod: req.headers['mcp-method'],
             metaVersion: m.params?._meta?.['io.modelcontextprotocol/protocolVersion'],
-          });
+          };
+          if (LEGACY) Object.assign(entry, { http: 'POST', run: cliRun, sessionSent: req.headers['mcp-session-id'] });
+          wire.push(entry);
+          entries.push(entry);
         }
       }
+    } else if (LEGACY) {
+      const entry = {
+        method: req.method,
+        http: req.method,
+        run: cliRun,
+        headerVersion: req.headers['mcp-protocol-version'],
+        sessionSent: req.headers['mcp-session-id'],
+      };
+      wire.push(entry);
+      entries.push(entry);
     }
     const headers = { ...req.headers, host: upstream.host };
     const out = http.request(
       { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
       (up) => {
+        for (const e of entries) {
+          if (!LEGACY) break;
+          e.status = up.statusCode;
+          e.sessionGot = up.headers['mcp-session-id'];
+        }
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
       },
@@ -88,7 +117,8 @@ const proxy = http.createServer((req, res) => {
 });
 
 function runCli(url, home, args) {
-  const argv = [CLI, '--cli', url, '--protocol-era', 'modern', '--format', 'json', ...args];
+  cliRun += 1;
+  const argv = [CLI, '--cli', url, '--protocol-era', era, '--format', 'json', ...args];
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -163,20 +193,44 @@ async function main() {
   }
 
   const methods = wire.map((w) => w.method);
-  if (methods.includes('initialize')) fail(`the Inspector sent initialize: ${methods.join(', ')}`);
-  if (methods.filter((m) => m === 'server/discover').length < 6) {
-    fail(`expected a server/discover probe per CLI run: ${methods.join(', ')}`);
-  }
-  for (const w of wire) {
-    if (w.headerVersion !== VERSION) fail(`${w.method} went with MCP-Protocol-Version ${w.headerVersion}`);
-    if (w.headerMethod !== w.method) fail(`${w.method} went with Mcp-Method ${w.headerMethod}`);
-    if (!w.method.startsWith('notifications/') && w.metaVersion !== VERSION) {
-      fail(`${w.method} went with _meta protocolVersion ${w.metaVersion}`);
+  if (LEGACY) {
+    checkLegacyWire(methods);
+  } else {
+    if (methods.includes('initialize')) fail(`the Inspector sent initialize: ${methods.join(', ')}`);
+    if (methods.filter((m) => m === 'server/discover').length < 6) {
+      fail(`expected a server/discover probe per CLI run: ${methods.join(', ')}`);
+    }
+    for (const w of wire) {
+      if (w.headerVersion !== VERSION) fail(`${w.method} went with MCP-Protocol-Version ${w.headerVersion}`);
+      if (w.headerMethod !== w.method) fail(`${w.method} went with Mcp-Method ${w.headerMethod}`);
+      if (!w.method.startsWith('notifications/') && w.metaVersion !== VERSION) {
+        fail(`${w.method} went with _meta protocolVersion ${w.metaVersion}`);
+      }
     }
   }
   console.log(`${tag} wire: ${methods.join(', ')}`);
   console.log(`${tag} OK`);
   process.exit(0);
+}
+
+// Legacy: one 2025-11-25 session per CLI run, opened by initialize (no server/discover anywhere).
+function checkLegacyWire(methods) {
+  if (methods.includes('server/discover')) fail(`the Inspector sent server/discover: ${methods.join(', ')}`);
+  for (let run = 1; run <= cliRun; run++) {
+    const mine = wire.filter((w) => w.run === run);
+    const posts = mine.filter((w) => w.http === 'POST');
+    if (posts[0]?.method !== 'initialize') fail(`CLI run ${run}: the first POST was ${posts[0]?.method}, not initialize`);
+    if (posts[0].sessionSent) fail(`CLI run ${run}: initialize went with Mcp-Session-Id ${posts[0].sessionSent}`);
+    const session = posts[0].sessionGot;
+    if (!session) fail(`CLI run ${run}: the server handed out no Mcp-Session-Id on initialize`);
+    if (posts.length < 3) fail(`CLI run ${run}: only ${posts.map((w) => w.method)} went out`);
+    for (const w of mine.slice(mine.indexOf(posts[0]) + 1)) {
+      if (w.sessionSent !== session) fail(`CLI run ${run}: ${w.method} went with Mcp-Session-Id ${w.sessionSent}, not ${session}`);
+      if (w.headerVersion !== VERSION) fail(`CLI run ${run}: ${w.method} went with MCP-Protocol-Version ${w.headerVersion}`);
+    }
+    const initialized = posts.find((w) => w.method === 'notifications/initialized');
+    if (initialized?.status !== 202) fail(`CLI run ${run}: notifications/initialized got HTTP ${initialized?.status}`);
+  }
 }
 
 main().catch((err) => {

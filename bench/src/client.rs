@@ -16,6 +16,8 @@ pub struct Response {
     pub content_type: String,
     /// The body, de-chunked.
     pub body: String,
+    /// `Mcp-Session-Id`, when the server sent one (a 2025-11-25 `initialize`).
+    pub session: Option<String>,
 }
 
 /// A keep-alive connection to `127.0.0.1:port`.
@@ -79,6 +81,7 @@ impl Conn {
         let mut length = None;
         let mut chunked = false;
         let mut content_type = String::new();
+        let mut session = None;
         loop {
             let line = self.line()?;
             if line.is_empty() {
@@ -92,6 +95,7 @@ impl Conn {
                 "content-length" => length = v.parse::<usize>().ok(),
                 "transfer-encoding" => chunked = v.eq_ignore_ascii_case("chunked"),
                 "content-type" => content_type = v.to_ascii_lowercase(),
+                "mcp-session-id" => session = Some(v.to_owned()),
                 _ => {}
             }
         }
@@ -116,6 +120,7 @@ impl Conn {
             status,
             content_type,
             body: String::from_utf8_lossy(&body).into_owned(),
+            session,
         })
     }
 }

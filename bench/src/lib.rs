@@ -170,6 +170,29 @@ impl Request {
     }
 }
 
+/// A 2025-11-25 client's `initialize` (no MCP headers, no `_meta`): opens a session.
+pub fn legacy_initialize() -> Request {
+    let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "mcp-bench", "version": "1.0.0"}});
+    Request {
+        body: json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+            .to_string(),
+        headers: Vec::new(),
+    }
+}
+
+/// `tools/call` of `add` with `{"a": 40, "b": 2}` on the 2025-11-25 session `session`.
+pub fn legacy_call(session: &str) -> Request {
+    let params = json!({"name": "add", "arguments": {"a": 40, "b": 2}});
+    Request {
+        body: envelope("tools/call", params),
+        headers: vec![
+            ("Mcp-Session-Id".to_owned(), session.to_owned()),
+            ("MCP-Protocol-Version".to_owned(), "2025-11-25".to_owned()),
+        ],
+    }
+}
+
 /// `tools/call` of the study server's `add` with `{"a": 40, "b": 2}`; with `progress`, the
 /// request carries a `progressToken` and the answer is an SSE stream with two progress
 /// notifications.

@@ -4,7 +4,7 @@
 //! requests; once it has answered them all, the request is served again with the answers and
 //! its `requestState`, as a 2026 client's retry would be).
 
-use super::codec::{self, Answer};
+use super::codec::{self, Answer, Params, Retry};
 use super::live::LiveSession;
 use super::session::SessionRecord;
 use super::stream::StreamLog;
@@ -23,11 +23,11 @@ const MAX_ROUNDS: u32 = 8;
 /// One legacy request, on its way.
 struct Exchange {
     legacy: Arc<Legacy>,
-    session: SessionRecord,
+    session: Arc<SessionRecord>,
     live: Arc<LiveSession>,
     id: RequestId,
     method: String,
-    params: Map<String, Value>,
+    params: Params,
     caller: Option<Arc<Caller>>,
 }
 
@@ -36,7 +36,7 @@ struct Exchange {
 /// session's end stops it).
 pub(super) async fn start(
     legacy: &Arc<Legacy>,
-    session: SessionRecord,
+    session: Arc<SessionRecord>,
     live: Arc<LiveSession>,
     request: Request,
 ) -> Reply {
@@ -53,7 +53,7 @@ pub(super) async fn start(
     let call = exchange.dispatch();
     if !call.is_running() {
         let response = Call::response(call).await;
-        match codec::legacy_answer(&response.body, &exchange.method) {
+        match exchange.answer(&response.body) {
             Answer::Final(body) => return Reply::Now(body),
             Answer::InputRequired { requests, state } if back_channel => {
                 let log = exchange.open_stream();
@@ -85,10 +85,10 @@ pub(super) async fn start(
 impl Exchange {
     /// The modern request, through the pipeline.
     fn dispatch(&self) -> Call {
-        self.dispatch_with(&self.params)
+        self.dispatch_with(None)
     }
 
-    fn dispatch_with(&self, params: &Map<String, Value>) -> Call {
+    fn dispatch_with(&self, retry: Option<Retry<'_>>) -> Call {
         let d = &self.legacy.dispatcher;
         let version = d
             .config
@@ -96,7 +96,14 @@ impl Exchange {
             .first()
             .map(String::as_str)
             .unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
-        let body = codec::modern_request(&self.id, &self.method, params, &self.session, version);
+        let body = codec::modern_request(
+            &self.id,
+            &self.method,
+            &self.params,
+            &self.session,
+            version,
+            retry,
+        );
         let ingress = Ingress {
             caller: self.caller.clone(),
             checks: None,
@@ -113,6 +120,12 @@ impl Exchange {
                 ),
             ),
         }
+    }
+
+    /// The modern answer, for this session.
+    fn answer(&self, body: &[u8]) -> Answer {
+        let info = self.legacy.dispatcher.info_json.as_ref().map(|i| i.text());
+        codec::legacy_answer(body, &self.method, info)
     }
 
     fn open_stream(&self) -> Arc<StreamLog> {
@@ -160,7 +173,7 @@ impl Exchange {
         back_channel: bool,
     ) -> Option<Bytes> {
         let body = forward(call, log, token).await?;
-        match codec::legacy_answer(&body, &self.method) {
+        match self.answer(&body) {
             Answer::Final(body) => Some(body),
             Answer::InputRequired { requests, state } if back_channel => {
                 self.bridge(log, token, requests, state, 1).await
@@ -193,15 +206,12 @@ impl Exchange {
                 Err(Failed::Cancelled) => return None,
                 Err(Failed::Error(body)) => return Some(body),
             };
-            let mut params = self.params.clone();
-            params.insert("inputResponses".into(), Value::Object(answers));
-            match state.take() {
-                Some(s) => params.insert("requestState".into(), s),
-                None => params.remove("requestState"),
-            };
-            let call = self.dispatch_with(&params);
+            let call = self.dispatch_with(Some(Retry {
+                answers: &answers,
+                state: state.as_ref(),
+            }));
             let body = forward(call, log, token).await?;
-            match codec::legacy_answer(&body, &self.method) {
+            match self.answer(&body) {
                 Answer::Final(body) => return Some(body),
                 Answer::InputRequired {
                     requests: more,

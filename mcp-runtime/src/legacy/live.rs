@@ -125,10 +125,13 @@ impl LiveSessions {
     /// another instance is served here too).
     pub(crate) fn get(&self, id: &str) -> Arc<LiveSession> {
         let mut map = lock(&self.0);
-        let live = map
-            .entry(id.to_owned())
-            .or_insert_with(|| Arc::new(LiveSession::new()))
-            .clone();
+        let live = match map.get(id) {
+            Some(live) => live.clone(),
+            None => map
+                .entry(id.to_owned())
+                .or_insert_with(|| Arc::new(LiveSession::new()))
+                .clone(),
+        };
         live.touch();
         live
     }

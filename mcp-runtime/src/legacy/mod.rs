@@ -20,7 +20,7 @@ mod session;
 mod stream;
 
 pub use codec::LEGACY_VERSIONS;
-pub(crate) use codec::{Incoming, error as error_body, is_legacy_version, parse};
+pub(crate) use codec::{Incoming, Params, error as error_body, is_legacy_version, parse};
 pub(crate) use live::LiveSession;
 pub use session::{MemorySessionStore, SessionChange, SessionRecord, SessionStore};
 pub(crate) use stream::{Next, StreamLog};
@@ -88,7 +88,7 @@ pub(crate) enum Reply {
 pub(crate) struct Request {
     pub(crate) id: RequestId,
     pub(crate) method: String,
-    pub(crate) params: Map<String, Value>,
+    pub(crate) params: Params,
     /// Who sent it, when the transport authenticated the sender.
     pub(crate) caller: Option<Arc<Caller>>,
     /// Whether its response can carry requests to the client (an SSE stream).
@@ -119,9 +119,10 @@ impl Legacy {
     pub(crate) async fn initialize(
         &self,
         id: &RequestId,
-        params: &Map<String, Value>,
+        params: &Params,
         caller: Option<&Caller>,
     ) -> Result<Opened, Bytes> {
+        let params = params.map();
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let version = codec::negotiate(requested);
         let capabilities = match params.get("capabilities") {
@@ -175,7 +176,7 @@ impl Legacy {
         &self,
         id: &str,
         caller: Option<&Caller>,
-    ) -> Result<(SessionRecord, Arc<LiveSession>), Unusable> {
+    ) -> Result<(Arc<SessionRecord>, Arc<LiveSession>), Unusable> {
         let session = match self.store.get(id).await {
             Ok(Some(session)) => session,
             Ok(None) => {
@@ -207,7 +208,7 @@ impl Legacy {
         session: &SessionRecord,
         live: &LiveSession,
         method: &str,
-        params: &Map<String, Value>,
+        params: &Params,
     ) {
         match method {
             "notifications/initialized" if !session.initialized => {
@@ -218,6 +219,7 @@ impl Legacy {
             }
             "notifications/cancelled" => {
                 if let Some(id) = params
+                    .map()
                     .get("requestId")
                     .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
                 {
@@ -231,7 +233,7 @@ impl Legacy {
     /// A request on a session.
     pub(crate) async fn request(
         self: &Arc<Self>,
-        session: SessionRecord,
+        session: Arc<SessionRecord>,
         live: Arc<LiveSession>,
         request: Request,
     ) -> Reply {
@@ -268,12 +270,8 @@ impl Legacy {
         }
     }
 
-    async fn set_level(
-        &self,
-        session: &SessionRecord,
-        id: &RequestId,
-        params: &Map<String, Value>,
-    ) -> Bytes {
+    async fn set_level(&self, session: &SessionRecord, id: &RequestId, params: &Params) -> Bytes {
+        let params = params.map();
         if !self.dispatcher.config.logging {
             return codec::error(
                 Some(id),
@@ -308,8 +306,9 @@ impl Legacy {
         session: &SessionRecord,
         id: &RequestId,
         method: &str,
-        params: &Map<String, Value>,
+        params: &Params,
     ) -> Bytes {
+        let params = params.map();
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return codec::error(Some(id), -32602, "Invalid params: `uri` must be a string");
         };

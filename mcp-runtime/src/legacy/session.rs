@@ -7,7 +7,7 @@ use crate::registry::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What a 2025-11-25 session is, as any instance serving it must know it: what `initialize`
@@ -34,8 +34,6 @@ pub struct SessionRecord {
     /// The subject of the caller that created the session, when the transport authenticated
     /// one: only that caller may use it.
     pub owner: Option<String>,
-    /// When it was last used (milliseconds since the Unix epoch).
-    pub last_used_ms: u64,
 }
 
 impl SessionRecord {
@@ -55,7 +53,6 @@ impl SessionRecord {
             subscriptions: BTreeSet::new(),
             initialized: false,
             owner: None,
-            last_used_ms: now_ms(),
         }
     }
 }
@@ -89,13 +86,16 @@ pub trait SessionStore: Send + Sync + 'static {
     /// Keeps a new session (`-32603` when the store holds as many as it may).
     fn create(&self, session: SessionRecord) -> BoxFuture<'_, Result<(), McpError>>;
     /// The session, unless it is unknown, ended or idle too long. Marks it used.
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>>;
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>>;
     /// Applies `change` atomically; the session as changed, or `None` when it is gone.
     fn update<'a>(
         &'a self,
         id: &'a str,
         change: SessionChange<'a>,
-    ) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>>;
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>>;
     /// Ends the session; whether it was live.
     fn end<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, McpError>>;
 }
@@ -104,7 +104,8 @@ pub trait SessionStore: Send + Sync + 'static {
 /// each forgotten once idle for `idle`.
 #[derive(Debug)]
 pub struct MemorySessionStore {
-    sessions: Mutex<HashMap<String, SessionRecord>>,
+    /// Each session, and when it was last used (milliseconds since the Unix epoch).
+    sessions: Mutex<HashMap<String, (Arc<SessionRecord>, u64)>>,
     capacity: usize,
     idle_ms: u64,
 }
@@ -129,37 +130,41 @@ impl MemorySessionStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionRecord>> {
+    #[allow(clippy::type_complexity)]
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Arc<SessionRecord>, u64)>> {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn idle(&self, session: &SessionRecord, now: u64) -> bool {
-        now.saturating_sub(session.last_used_ms) > self.idle_ms
+    fn idle(&self, last_used: u64, now: u64) -> bool {
+        now.saturating_sub(last_used) > self.idle_ms
     }
 
     fn create_now(&self, session: SessionRecord) -> Result<(), McpError> {
         let mut sessions = self.lock();
+        let now = now_ms();
         if sessions.len() >= self.capacity {
-            let now = now_ms();
-            sessions.retain(|_, s| !self.idle(s, now));
+            sessions.retain(|_, (_, used)| !self.idle(*used, now));
         }
         if sessions.len() >= self.capacity {
             return Err(McpError::busy("sessions", self.capacity));
         }
-        sessions.insert(session.id.clone(), session);
+        sessions.insert(session.id.clone(), (Arc::new(session), now));
         Ok(())
     }
 
-    fn update_now(&self, id: &str, change: SessionChange<'_>) -> Option<SessionRecord> {
+    /// The session, marked used, changed by `change` when given.
+    fn use_now(&self, id: &str, change: Option<SessionChange<'_>>) -> Option<Arc<SessionRecord>> {
         let mut sessions = self.lock();
         let now = now_ms();
-        let session = sessions.get_mut(id)?;
-        if self.idle(session, now) {
+        let (session, used) = sessions.get_mut(id)?;
+        if self.idle(*used, now) {
             sessions.remove(id);
             return None;
         }
-        change(session);
-        session.last_used_ms = now;
+        *used = now;
+        if let Some(change) = change {
+            change(Arc::make_mut(session));
+        }
         Some(session.clone())
     }
 }
@@ -175,15 +180,18 @@ impl SessionStore for MemorySessionStore {
     fn create(&self, session: SessionRecord) -> BoxFuture<'_, Result<(), McpError>> {
         Box::pin(std::future::ready(self.create_now(session)))
     }
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>> {
-        Box::pin(std::future::ready(Ok(self.update_now(id, &|_| {}))))
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>> {
+        Box::pin(std::future::ready(Ok(self.use_now(id, None))))
     }
     fn update<'a>(
         &'a self,
         id: &'a str,
         change: SessionChange<'a>,
-    ) -> BoxFuture<'a, Result<Option<SessionRecord>, McpError>> {
-        Box::pin(std::future::ready(Ok(self.update_now(id, change))))
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>> {
+        Box::pin(std::future::ready(Ok(self.use_now(id, Some(change)))))
     }
     fn end<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, McpError>> {
         Box::pin(std::future::ready(Ok(self.lock().remove(id).is_some())))
@@ -211,18 +219,18 @@ mod tests {
         let store = MemorySessionStore::new(1, Duration::from_millis(50));
         store.create_now(record("a")).unwrap();
         assert_eq!(store.create_now(record("b")).unwrap_err().code(), -32603);
-        store.lock().get_mut("a").unwrap().last_used_ms -= 1_000;
+        store.lock().get_mut("a").unwrap().1 -= 1_000;
         store.create_now(record("b")).unwrap();
-        assert!(store.update_now("a", &|_| {}).is_none());
+        assert!(store.use_now("a", None).is_none());
     }
 
     #[test]
     fn use_keeps_a_session_alive() {
         let store = MemorySessionStore::new(4, Duration::from_millis(500));
         store.create_now(record("a")).unwrap();
-        store.lock().get_mut("a").unwrap().last_used_ms -= 400;
-        assert!(store.update_now("a", &|_| {}).is_some());
-        store.lock().get_mut("a").unwrap().last_used_ms -= 400;
-        assert!(store.update_now("a", &|_| {}).is_some(), "used 400 ms ago");
+        store.lock().get_mut("a").unwrap().1 -= 400;
+        assert!(store.use_now("a", None).is_some());
+        store.lock().get_mut("a").unwrap().1 -= 400;
+        assert!(store.use_now("a", None).is_some(), "used 400 ms ago");
     }
 }

@@ -205,6 +205,11 @@ pub(crate) struct InfoJson {
 }
 
 impl InfoJson {
+    /// The serialized `serverInfo`.
+    pub(crate) fn text(&self) -> &str {
+        self.json.get()
+    }
+
     pub(crate) fn new(info: Arc<Implementation>) -> Option<InfoJson> {
         let json = serde_json::value::to_raw_value(&*info).ok()?;
         Some(InfoJson {

@@ -2,7 +2,8 @@
 
 use mcp_bench::client::{self, Response};
 use mcp_bench::{
-    Request, add_call, add_task_call, mrtr_first, mrtr_retry, resource_read, tasks_get, tools_list,
+    Request, add_call, add_task_call, legacy_call, legacy_initialize, mrtr_first, mrtr_retry,
+    resource_read, tasks_get, tools_list,
 };
 
 /// Which server a case runs against.
@@ -26,7 +27,7 @@ pub(crate) struct Case {
     pub(crate) kind: Kind,
 }
 
-pub(crate) const CASES: [Case; 16] = [
+pub(crate) const CASES: [Case; 17] = [
     Case {
         key: "baseline",
         what: "raw axum + serde_json, tools/call add",
@@ -51,6 +52,14 @@ pub(crate) const CASES: [Case; 16] = [
     Case {
         key: "mrtr",
         what: "ours, MRTR round: input_required, then retry (per request)",
+        kind: Kind::Ours {
+            fill: 0,
+            validate: false,
+        },
+    },
+    Case {
+        key: "legacy",
+        what: "ours, tools/call add on a 2025-11-25 session (JSON)",
         kind: Kind::Ours {
             fill: 0,
             validate: false,
@@ -156,6 +165,11 @@ pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
                 .map(|n| add_call(false).with_token(&mcp_bench::calc_token(n)))
                 .collect());
         }
+        "legacy" => {
+            let r = ask(&legacy_initialize())?;
+            let session = r.session.ok_or("initialize sent no Mcp-Session-Id")?;
+            return Ok(vec![legacy_call(&session)]);
+        }
         "tasks-get" => {
             let r = ask(&add_task_call())?;
             let v: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
@@ -195,6 +209,7 @@ pub(crate) fn probe(case: &Case) -> Request {
         return add_call(false).with_token(&mcp_bench::calc_token(0));
     }
     match base(case.key) {
+        "legacy" => legacy_initialize(),
         "tasks-get" => add_task_call(),
         "mrtr" => mrtr_first(),
         "sse" => add_call(true),
@@ -217,6 +232,11 @@ pub(crate) fn correct(case: &Case, i: usize, resp: &Response) -> bool {
                 resp.content_type == "text/event-stream"
                     && b.matches("notifications/progress").count() == 2
                     && b.contains(r#""text":"42""#)
+            }
+            // The probe opens a session; the load calls `add` on it (no 2026 result fields).
+            "legacy" => {
+                b.contains(r#""protocolVersion":"2025-11-25""#)
+                    || b.contains(r#""text":"42""#) && !b.contains("resultType")
             }
             "tasks-get" => {
                 b.contains(r#""status":"completed""#) && b.contains(r#""text":"42""#)

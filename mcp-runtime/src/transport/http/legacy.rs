@@ -164,7 +164,7 @@ pub(super) async fn get(
     {
         return stream(follow(log, live, after, None), keepalive);
     }
-    stream(changes(legacy.clone(), session.id, live), keepalive)
+    stream(changes(legacy.clone(), session.id.clone(), live), keepalive)
 }
 
 /// A legacy DELETE: ends the session.
