@@ -858,3 +858,63 @@ async fn listen_streams_announce_only_resources_the_caller_may_read() {
     server.shutdown();
     assert!(within("the end", a.next()).await.is_none());
 }
+
+// ---------------------------------------------------------------------------------------------
+// 2025-11-25 sessions
+// ---------------------------------------------------------------------------------------------
+
+/// POSTs `body` with the headers a 2025-11-25 client sends on session `session`.
+async fn legacy_as(url: &str, token: &str, session: Option<&str>, body: &Value) -> HttpResponse {
+    let mut headers = vec![
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        (
+            "Accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+        ("Authorization".to_owned(), format!("Bearer {token}")),
+    ];
+    if let Some(session) = session {
+        headers.push(("Mcp-Session-Id".to_owned(), session.to_owned()));
+        headers.push(("MCP-Protocol-Version".to_owned(), "2025-11-25".to_owned()));
+    }
+    post(url, &headers, serde_json::to_vec(body).unwrap()).await
+}
+
+#[tokio::test]
+async fn legacy_sessions_are_authenticated_scoped_and_bound_to_their_caller() {
+    let (issuer, _es, _jwks, s) = setup(false).await;
+    let alice = remember(issuer.token("alice", &[]));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    // No token: challenged like any request.
+    let resp = post(
+        &s.url,
+        &[("Content-Type".into(), "application/json".into())],
+        init.to_string(),
+    )
+    .await;
+    assert_eq!(resp.status, StatusCode::UNAUTHORIZED);
+    let resp = legacy_as(&s.url, &alice, None, &init).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    let session = resp.header("mcp-session-id").unwrap().to_owned();
+    // A tool that needs a scope alice lacks: 403 with the scope in the challenge.
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "search", "arguments": {}}});
+    let resp = legacy_as(&s.url, &alice, Some(&session), &call).await;
+    assert_eq!(
+        resp.status,
+        StatusCode::FORBIDDEN,
+        "{}",
+        String::from_utf8_lossy(&resp.body)
+    );
+    assert_eq!(challenge(&resp)["error"], "insufficient_scope");
+    // Another caller cannot use alice's session: as good as unknown.
+    let bob = remember(issuer.token("bob", &["docs:read"]));
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let resp = legacy_as(&s.url, &bob, Some(&session), &ping).await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    let resp = legacy_as(&s.url, &alice, Some(&session), &ping).await;
+    assert_eq!(response_of(&resp)["result"], json!({}));
+    assert_no_token_logged();
+}

@@ -433,18 +433,35 @@ impl ServerBuilder {
     /// Where 2025-11-25 sessions are kept (default: a [`MemorySessionStore`] of
     /// [`max_sessions`](Self::max_sessions), each forgotten after
     /// [`session_idle`](Self::session_idle)). Instances behind one load balancer share one.
+    ///
+    /// ```
+    /// use mcp_runtime::legacy::MemorySessionStore;
+    /// use std::time::Duration;
+    /// let server = mcp_runtime::Server::builder()
+    ///     .session_store(MemorySessionStore::new(100, Duration::from_secs(600)))
+    ///     .build()
+    ///     .unwrap();
+    /// ```
     pub fn session_store(mut self, store: impl SessionStore) -> Self {
         self.sessions = Some(Arc::new(store));
         self
     }
     /// How long an unused 2025-11-25 session is kept (default 30 minutes; the default store's
     /// setting, and how long this process keeps the session's streams).
+    ///
+    /// ```
+    /// let builder = mcp_runtime::Server::builder().session_idle(std::time::Duration::from_secs(600));
+    /// ```
     pub fn session_idle(mut self, idle: Duration) -> Self {
         self.legacy.idle = idle;
         self
     }
     /// How many 2025-11-25 sessions the default store keeps at once (default 10,000; an
     /// `initialize` beyond them gets `-32603` until one goes idle).
+    ///
+    /// ```
+    /// let builder = mcp_runtime::Server::builder().max_sessions(500);
+    /// ```
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.legacy.max_sessions = sessions.max(1);
         self
@@ -452,6 +469,10 @@ impl ServerBuilder {
     /// How long a request on a 2025-11-25 session waits for the client to answer what it asks
     /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) before it fails with
     /// `-32603` (default 5 minutes).
+    ///
+    /// ```
+    /// let builder = mcp_runtime::Server::builder().input_timeout(std::time::Duration::from_secs(60));
+    /// ```
     pub fn input_timeout(mut self, limit: Duration) -> Self {
         self.legacy.input_timeout = limit;
         self

@@ -13,6 +13,10 @@ use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 
 /// The legacy revisions a dual-era server negotiates, newest first.
+///
+/// ```
+/// assert_eq!(mcp_runtime::legacy::LEGACY_VERSIONS[0], "2025-11-25");
+/// ```
 pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Whether `version` names a legacy (handshake) revision.

@@ -53,6 +53,9 @@ pub(super) async fn start(
     let call = exchange.dispatch();
     if !call.is_running() {
         let response = Call::response(call).await;
+        if response.is_refusal() || response.is_busy() {
+            return Reply::Refused(response);
+        }
         match exchange.answer(&response.body) {
             Answer::Final(body) => return Reply::Now(body),
             Answer::InputRequired { requests, state } if back_channel => {
@@ -116,7 +119,7 @@ impl Exchange {
                 Some(self.id.clone()),
                 crate::dispatch::Response::error(
                     Some(&self.id),
-                    &crate::McpError::internal("the request was read as a notification"),
+                    &crate::error::McpError::internal("the request was read as a notification"),
                 ),
             ),
         }

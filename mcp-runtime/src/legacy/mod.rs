@@ -79,6 +79,10 @@ pub(crate) enum Unusable {
 pub(crate) enum Reply {
     /// At once.
     Now(Bytes),
+    /// At once, by the pipeline, refusing the caller or for want of capacity: the transport
+    /// answers it as it answers a 2026 one (HTTP: 401/403 with a challenge, 503); error bodies
+    /// are the same in both revisions.
+    Refused(crate::dispatch::Response),
     /// On this stream (notifications, requests to the client, then the response), fed by the
     /// request as it runs.
     Later(Arc<StreamLog>),
@@ -344,21 +348,21 @@ impl Legacy {
     /// The notification a legacy session gets for `change`, if it wants it.
     pub(crate) fn change_notification(
         &self,
-        change: &crate::Change,
+        change: &crate::bus::Change,
         session: &SessionRecord,
     ) -> Option<Bytes> {
         let d = &self.dispatcher;
         let method = match change {
-            crate::Change::ToolsListChanged if d.config.list_changed => {
+            crate::bus::Change::ToolsListChanged if d.config.list_changed => {
                 "notifications/tools/list_changed"
             }
-            crate::Change::PromptsListChanged if d.config.list_changed => {
+            crate::bus::Change::PromptsListChanged if d.config.list_changed => {
                 "notifications/prompts/list_changed"
             }
-            crate::Change::ResourcesListChanged if d.config.list_changed => {
+            crate::bus::Change::ResourcesListChanged if d.config.list_changed => {
                 "notifications/resources/list_changed"
             }
-            crate::Change::ResourceUpdated(uri) if session.subscriptions.contains(uri) => {
+            crate::bus::Change::ResourceUpdated(uri) if session.subscriptions.contains(uri) => {
                 let n = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}});
                 return Some(Bytes::from(n.to_string()));
             }

@@ -11,8 +11,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What a 2025-11-25 session is, as any instance serving it must know it: what `initialize`
-/// negotiated, the session's log level and resource subscriptions, and when it was last used.
-/// Serializable, so that a store can keep it outside the process.
+/// negotiated, the session's log level and resource subscriptions. Serializable, so that a
+/// store can keep it outside the process.
+///
+/// ```
+/// use mcp_runtime::legacy::SessionRecord;
+/// let session = SessionRecord::new("3f2a…", "2025-11-25", serde_json::json!({"roots": {}}), None);
+/// let stored = serde_json::to_string(&session).unwrap();
+/// assert_eq!(serde_json::from_str::<SessionRecord>(&stored).unwrap(), session);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -112,6 +119,11 @@ pub struct MemorySessionStore {
 
 impl MemorySessionStore {
     /// A store keeping at most `capacity` sessions, each until idle for `idle`.
+    ///
+    /// ```
+    /// let store = mcp_runtime::legacy::MemorySessionStore::new(100, std::time::Duration::from_secs(60));
+    /// assert!(store.is_empty());
+    /// ```
     pub fn new(capacity: usize, idle: std::time::Duration) -> Self {
         MemorySessionStore {
             sessions: Mutex::new(HashMap::new()),

@@ -8,8 +8,8 @@
 //! 4. a `_meta` protocol version in the body: modern;
 //! 5. anything else (a bare `initialize`): legacy.
 
+use super::headers::McpHeaders;
 use crate::legacy::is_legacy_version;
-use http::HeaderMap;
 
 /// The revision a request is served by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,14 +18,12 @@ pub(super) enum Era {
     Legacy,
 }
 
-/// The era of a POST with these headers and body.
-pub(super) fn of_post(headers: &HeaderMap, body: &[u8]) -> Era {
-    match headers.get("mcp-protocol-version") {
-        Some(v) => match v.to_str().map(str::trim) {
-            Ok(version) if is_legacy_version(version) => Era::Legacy,
-            _ => Era::Modern,
-        },
-        None if headers.contains_key("mcp-session-id") => Era::Legacy,
+/// The era of a POST whose MCP headers are `found`, with this body.
+pub(super) fn of_post(found: &McpHeaders<'_>, body: &[u8]) -> Era {
+    match found.version() {
+        Some(version) if is_legacy_version(version) => Era::Legacy,
+        Some(_) => Era::Modern,
+        None if found.session() => Era::Legacy,
         None if claims_modern(body) => Era::Modern,
         None => Era::Legacy,
     }
@@ -41,6 +39,7 @@ fn claims_modern(body: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::HeaderMap;
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -79,7 +78,8 @@ mod tests {
             (&[], BARE, Era::Legacy),
         ];
         for (pairs, body, era) in cases {
-            assert_eq!(of_post(&headers(pairs), body), era, "{pairs:?}");
+            let h = headers(pairs);
+            assert_eq!(of_post(&McpHeaders::scan(&h), body), era, "{pairs:?}");
         }
     }
 }

@@ -14,17 +14,19 @@ use serde_json::{Map, Value};
 /// The checks of one request's headers.
 pub(super) struct HeaderChecks<'h> {
     headers: &'h HeaderMap,
+    found: McpHeaders<'h>,
 }
 
 impl<'h> HeaderChecks<'h> {
-    pub(super) fn new(headers: &'h HeaderMap) -> Self {
-        HeaderChecks { headers }
+    /// The checks of `headers`, whose MCP headers were `found` by [`McpHeaders::scan`].
+    pub(super) fn new(headers: &'h HeaderMap, found: McpHeaders<'h>) -> Self {
+        HeaderChecks { headers, found }
     }
 }
 
 impl TransportChecks for HeaderChecks<'_> {
     fn check_request(&self, request: &ClientRequest<'_>) -> Result<(), McpError> {
-        let found = McpHeaders::scan(self.headers);
+        let found = self.found;
         let body_version = request
             .meta
             .as_ref()
@@ -179,29 +181,49 @@ impl<'h> Seen<'h> {
     }
 }
 
-/// The MCP metadata headers, found in one pass (cheaper than three lookups by name).
-struct McpHeaders<'h> {
+/// The MCP metadata headers, found in one pass (cheaper than three lookups by name); the
+/// same pass tells the era of the request (`era.rs`).
+#[derive(Clone, Copy)]
+pub(super) struct McpHeaders<'h> {
     version: Seen<'h>,
     method: Seen<'h>,
     name: Seen<'h>,
+    session: bool,
 }
 
 impl<'h> McpHeaders<'h> {
-    fn scan(headers: &'h HeaderMap) -> Self {
+    pub(super) fn scan(headers: &'h HeaderMap) -> Self {
         let mut found = McpHeaders {
             version: Seen::Absent,
             method: Seen::Absent,
             name: Seen::Absent,
+            session: false,
         };
         for (name, value) in headers {
             match name.as_str() {
                 "mcp-protocol-version" => found.version.add(value),
                 "mcp-method" => found.method.add(value),
                 "mcp-name" => found.name.add(value),
+                "mcp-session-id" => found.session = true,
                 _ => {}
             }
         }
         found
+    }
+
+    /// The `MCP-Protocol-Version` header, trimmed: `Some("")` when it is there but repeated or
+    /// not text (the 2026 path reports that), `None` when absent.
+    pub(super) fn version(&self) -> Option<&'h str> {
+        match self.version {
+            Seen::Absent => None,
+            Seen::Once(v) => Some(v.to_str().map(str::trim).unwrap_or("")),
+            Seen::Repeated => Some(""),
+        }
+    }
+
+    /// Whether `Mcp-Session-Id` is there.
+    pub(super) fn session(&self) -> bool {
+        self.session
     }
 }
 
@@ -294,7 +316,7 @@ mod tests {
                 HeaderValue::from_str(value).unwrap(),
             );
         }
-        HeaderChecks::new(&map).check_arguments(declared, arguments)
+        HeaderChecks::new(&map, McpHeaders::scan(&map)).check_arguments(declared, arguments)
     }
 
     fn schema(v: Value) -> Map<String, Value> {

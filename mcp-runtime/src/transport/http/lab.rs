@@ -22,29 +22,6 @@ const STYLE: &str = include_str!("lab/lab.css");
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
                       img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/// Where the lab page is served and to whom.
-#[derive(Debug, Clone)]
-pub(crate) struct LabOptions {
-    pub(super) path: String,
-    pub(super) any_client: bool,
-}
-
-impl Default for LabOptions {
-    fn default() -> Self {
-        LabOptions {
-            path: "/lab".into(),
-            any_client: false,
-        }
-    }
-}
-
-impl LabOptions {
-    /// Whether serving the page needs each client's address (to tell loopback clients apart).
-    pub(super) fn needs_peer(&self) -> bool {
-        !self.any_client
-    }
-}
-
 struct Lab {
     options: HttpOptions,
     page: String,

@@ -118,6 +118,7 @@ pub(super) async fn post(
             };
             let reply = legacy.request(session, live.clone(), request).await;
             match reply {
+                Reply::Refused(response) => super::answer(&endpoint.options, response),
                 Reply::Now(body) if accept.json => json_response(StatusCode::OK, body),
                 Reply::Now(body) => stream(single(body), endpoint.options.keepalive),
                 Reply::Later(log) if accept.sse => {
@@ -298,9 +299,9 @@ fn changes(legacy: Arc<Legacy>, session_id: String, live: Arc<LiveSession>) -> F
                 Ok(change) => vec![change],
                 // Missed some: every list may have changed.
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => vec![
-                    crate::Change::ToolsListChanged,
-                    crate::Change::PromptsListChanged,
-                    crate::Change::ResourcesListChanged,
+                    crate::bus::Change::ToolsListChanged,
+                    crate::bus::Change::PromptsListChanged,
+                    crate::bus::Change::ResourcesListChanged,
                 ],
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             };

@@ -422,8 +422,9 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ok(b) => b,
         Err(response) => return response,
     };
+    let found = headers::McpHeaders::scan(&parts.headers);
     if let Some(legacy) = &endpoint.legacy
-        && era::of_post(&parts.headers, &bytes) == era::Era::Legacy
+        && era::of_post(&found, &bytes) == era::Era::Legacy
     {
         return legacy::post(&endpoint, legacy, &parts.headers, &bytes, caller, &accept).await;
     }
@@ -431,7 +432,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         &bytes,
         Ingress {
             caller,
-            checks: Some(&HeaderChecks::new(&parts.headers)),
+            checks: Some(&HeaderChecks::new(&parts.headers, found)),
             transport: Some("tcp"),
         },
     );

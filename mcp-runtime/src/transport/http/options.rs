@@ -5,6 +5,32 @@
 use crate::auth::ResourceServer;
 use std::time::Duration;
 
+/// Where the lab page is served and to whom.
+#[cfg(feature = "lab")]
+#[derive(Debug, Clone)]
+pub(crate) struct LabOptions {
+    pub(super) path: String,
+    pub(super) any_client: bool,
+}
+
+#[cfg(feature = "lab")]
+impl Default for LabOptions {
+    fn default() -> Self {
+        LabOptions {
+            path: "/lab".into(),
+            any_client: false,
+        }
+    }
+}
+
+#[cfg(feature = "lab")]
+impl LabOptions {
+    /// Whether serving the page needs each client's address (to tell loopback clients apart).
+    pub(super) fn needs_peer(&self) -> bool {
+        !self.any_client
+    }
+}
+
 /// Options of the Streamable HTTP transport.
 ///
 /// ```
@@ -31,7 +57,7 @@ pub struct HttpOptions {
     pub(super) trust_forwarded: bool,
     pub(super) shutdown_grace: Duration,
     #[cfg(feature = "lab")]
-    pub(super) lab: Option<super::lab::LabOptions>,
+    pub(super) lab: Option<LabOptions>,
 }
 
 impl Default for HttpOptions {
@@ -48,7 +74,7 @@ impl Default for HttpOptions {
             trust_forwarded: false,
             shutdown_grace: Duration::from_secs(10),
             #[cfg(feature = "lab")]
-            lab: Some(super::lab::LabOptions::default()),
+            lab: Some(LabOptions::default()),
         }
     }
 }

@@ -71,6 +71,7 @@ impl StdioSession {
                 };
                 match self.legacy.request(session, live.clone(), request).await {
                     Reply::Now(body) => self.write(body).await,
+                    Reply::Refused(response) => self.write(response.body).await,
                     Reply::Later(log) => {
                         let out = self.out.clone();
                         tasks.spawn(async move {
@@ -147,7 +148,7 @@ async fn changes(
         let change = match change {
             Ok(change) => change,
             Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                crate::Change::ToolsListChanged
+                crate::bus::Change::ToolsListChanged
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
