@@ -4,7 +4,7 @@
 #     bash bench/run.sh
 #
 # Installs wrk (Debian) and valgrind if missing, builds the bench crate in release mode, runs
-# the interleaved wrk rounds (about 5 minutes: 9 cases x 7 rounds x ~5 s) and the callgrind
+# the interleaved wrk rounds (about 6 minutes: 10 cases x 7 rounds x ~5 s) and the callgrind
 # instruction counts (about 2 minutes), and writes both tables to target/h-bench/bench-*.md.
 # Loopback only. Extra arguments go to the wrk rounds (e.g. --rounds 3 --secs 2).
 #
