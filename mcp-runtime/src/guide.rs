@@ -331,6 +331,20 @@
 //! }
 //! ```
 //!
+//! Clients of the 2025-11-25 revision (most hosts today: they open with `initialize`) are served
+//! by the same endpoint and the same functions; nothing to write. What your tool asks in section
+//! 7 reaches them as `roots/list`, `sampling/createMessage` and `elicitation/create` requests
+//! on the call's stream, and the call goes on with their answers. Their sessions live in a
+//! [`SessionStore`](crate::legacy::SessionStore) (in memory unless you give another) and expire
+//! after [`ServerBuilder::session_idle`](crate::ServerBuilder::session_idle);
+//! [`ServerBuilder::legacy_clients(false)`](crate::ServerBuilder::legacy_clients) serves
+//! 2026-07-28 clients only. Behind a load balancer, route a 2025-11-25 session's requests to
+//! one instance (on `Mcp-Session-Id`): its streams live there.
+//!
+//! With the `lab` feature, every server also serves a page at `/lab` (to loopback clients
+//! only) that runs discover, the lists, and one call, read and get from your browser, each
+//! granted by you, and shows every message on the wire.
+//!
 //! ## 11. Protecting a server
 //!
 //! On a network, make the endpoint an OAuth 2.1 resource server: every request carries a
