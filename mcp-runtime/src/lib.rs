@@ -50,6 +50,8 @@ pub use registry::{
 };
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};
 pub use transport::http::HttpOptions;

@@ -1,0 +1,108 @@
+//! [`RedisTaskStore`]: tasks as JSON values in Redis, expired by Redis.
+
+use super::cas::{self, failed};
+use crate::error::McpError;
+use crate::registry::BoxFuture;
+use crate::tasks::{TaskChange, TaskRecord, TaskStore};
+use ::redis::aio::ConnectionManager;
+
+/// A [`TaskStore`] in Redis: a task created through one instance is read, answered and
+/// cancelled through any other; every change is a compare-and-set, so that two instances
+/// changing one task at once lose neither change. Made by
+/// [`Redis::tasks`](super::Redis::tasks).
+#[derive(Clone)]
+pub struct RedisTaskStore {
+    conn: ConnectionManager,
+    prefix: String,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTaskStore")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+fn decode(text: &str) -> Result<TaskRecord, McpError> {
+    serde_json::from_str(text)
+        .map_err(|e| McpError::internal(format!("a task in Redis is not readable: {e}")))
+}
+
+fn encode(task: &TaskRecord) -> Result<String, McpError> {
+    serde_json::to_string(task)
+        .map_err(|e| McpError::internal(format!("a task could not be written: {e}")))
+}
+
+impl RedisTaskStore {
+    pub(super) fn new(conn: ConnectionManager, prefix: &str) -> Self {
+        RedisTaskStore {
+            conn,
+            prefix: format!("{prefix}task:"),
+        }
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}{id}", self.prefix)
+    }
+
+    async fn create_now(&self, task: TaskRecord) -> Result<(), McpError> {
+        let mut conn = self.conn.clone();
+        let mut set = ::redis::cmd("SET");
+        set.arg(self.key(&task.id)).arg(encode(&task)?).arg("NX");
+        if let Some(ttl) = task.ttl_ms {
+            let left = (task.created_ms + ttl).saturating_sub(crate::tasks::time::now_ms());
+            set.arg("PX").arg(left.max(1));
+        }
+        let stored: Option<String> = set.query_async(&mut conn).await.map_err(failed)?;
+        match stored {
+            Some(_) => Ok(()),
+            None => Err(McpError::internal(format!(
+                "a task with id {} exists already",
+                task.id
+            ))),
+        }
+    }
+
+    async fn get_now(&self, id: &str) -> Result<Option<TaskRecord>, McpError> {
+        let mut conn = self.conn.clone();
+        let text: Option<String> = ::redis::cmd("GET")
+            .arg(self.key(id))
+            .query_async(&mut conn)
+            .await
+            .map_err(failed)?;
+        let Some(text) = text else { return Ok(None) };
+        let task = decode(&text)?;
+        Ok((!task.is_expired(crate::tasks::time::now_ms())).then_some(task))
+    }
+
+    async fn update_now(
+        &self,
+        id: &str,
+        change: TaskChange<'_>,
+    ) -> Result<Option<TaskRecord>, McpError> {
+        let changed = cas::update(&self.conn, &self.key(id), 0, |text| {
+            let mut task = decode(text)?;
+            change(&mut task);
+            encode(&task)
+        })
+        .await?;
+        changed.map(|text| decode(&text)).transpose()
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), McpError>> {
+        Box::pin(self.create_now(task))
+    }
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
+        Box::pin(self.get_now(id))
+    }
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
+        Box::pin(self.update_now(id, change))
+    }
+}
