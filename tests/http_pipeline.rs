@@ -1277,3 +1277,24 @@ async fn progress_streams_sse_only_when_asked() {
     assert_progress_stream(&a, &json!("pa"), "tok-a");
     assert_progress_stream(&b, &json!("pb"), "tok-b");
 }
+
+#[tokio::test]
+async fn the_health_endpoint_follows_its_readiness_checks() {
+    let up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let check = up.clone();
+    let options = HttpOptions::default().health("health").ready_when(move || {
+        let up = check.load(std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { up })
+    });
+    let http = common::spawn_http_with(pipeline_server(), options).await;
+    let url = format!("http://{}/health", http.addr);
+    let resp = common::send(Method::GET, &url, &[], "").await;
+    assert_eq!(resp.status, http::StatusCode::OK);
+    up.store(false, std::sync::atomic::Ordering::SeqCst);
+    let resp = common::send(Method::GET, &url, &[], "").await;
+    assert_eq!(resp.status, http::StatusCode::SERVICE_UNAVAILABLE);
+    // Behind the same DNS-rebinding guard as the endpoint.
+    let evil = vec![("Host".to_owned(), "evil.example".to_owned())];
+    let resp = common::send(Method::GET, &url, &evil, "").await;
+    assert_eq!(resp.status, http::StatusCode::FORBIDDEN);
+}

@@ -269,3 +269,28 @@ async fn after_redis_restarts_listeners_are_told_to_fetch_every_list_again() {
     assert!(ok, "Redis answers again");
     assert!(tasks.get("none").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn the_health_endpoint_says_whether_redis_answers() {
+    let mut redis = RedisServer::start();
+    let connection = Redis::connect(&redis.url()).await.unwrap();
+    let server = mcp_runtime::Server::builder()
+        .redis(&connection)
+        .build()
+        .unwrap();
+    let ready = connection.clone();
+    let options = mcp_runtime::HttpOptions::default()
+        .health("/health")
+        .ready_when(move || {
+            let redis = ready.clone();
+            Box::pin(async move { redis.ready().await })
+        });
+    let http = common::spawn_http_with(server, options).await;
+    let url = format!("http://{}/health", http.addr);
+    let resp = common::send(http::Method::GET, &url, &[], "").await;
+    assert_eq!(resp.status, http::StatusCode::OK);
+    assert_eq!(&resp.body[..], br#"{"status":"ready"}"#);
+    redis.stop();
+    let resp = common::send(http::Method::GET, &url, &[], "").await;
+    assert_eq!(resp.status, http::StatusCode::SERVICE_UNAVAILABLE);
+}

@@ -3,7 +3,9 @@
 //! resource and the `review` prompt, all written as plain annotated functions.
 //!
 //! Run: `cargo run --example study-server` (HTTP on http://127.0.0.1:8000/mcp), or add
-//! `-- --addr 127.0.0.1:9000` or `-- --stdio`. Open http://127.0.0.1:8000/lab to call
+//! `-- --addr 127.0.0.1:9000` or `-- --stdio`. With `--features redis` and `MCP_REDIS_URL`
+//! set, it shares its state with the other instances on that Redis and answers
+//! `GET /health`. Open http://127.0.0.1:8000/lab to call
 //! `prepare_review` from a browser, answering its roots, sampling and elicitation questions in
 //! forms (tick the three client capabilities first). Set `MCP_STATE_KEY` (32 bytes, base64) to let
 //! several instances resume each other's multi-round requests.
@@ -12,5 +14,21 @@ mod server;
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
+    // Built with `--features redis` and given `MCP_REDIS_URL`: one of several instances sharing
+    // changes, tasks and 2025-11-25 sessions through Redis, with a readiness endpoint.
+    #[cfg(feature = "redis")]
+    if let Some(redis) = mcp_runtime::redis::Redis::from_env().await? {
+        let ready = redis.clone();
+        let options = mcp_runtime::HttpOptions::default()
+            .health("/health")
+            .ready_when(move || {
+                let redis = ready.clone();
+                Box::pin(async move { redis.ready().await })
+            });
+        let server = server::builder(None).redis(&redis).build()?;
+        return server
+            .run_with(mcp_runtime::RunMode::from_args()?, options)
+            .await;
+    }
     server::build(None)?.run().await
 }

@@ -74,6 +74,11 @@ pub fn review() -> String {
 
 /// The study server. `keys` seals `requestState`; `None` reads `MCP_STATE_KEY` or generates one.
 pub fn build(keys: Option<KeyRing>) -> Result<Server, BuildError> {
+    builder(keys).build()
+}
+
+/// The study server's builder (with `keys` for `requestState` when given).
+pub fn builder(keys: Option<KeyRing>) -> mcp_runtime::ServerBuilder {
     let mut builder = Server::from_inventory()
         .name("study-server")
         .version("2.0.0")
@@ -86,5 +91,5 @@ pub fn build(keys: Option<KeyRing>) -> Result<Server, BuildError> {
     if let Some(keys) = keys {
         builder = builder.state_keys(keys);
     }
-    builder.build()
+    builder
 }

@@ -477,6 +477,28 @@ impl ServerBuilder {
         self.legacy.input_timeout = limit;
         self
     }
+    /// Shares this server's changes, tasks and 2025-11-25 sessions with every instance on the
+    /// same Redis: [`change_bus`](Self::change_bus), [`task_store`](Self::task_store) and
+    /// [`session_store`](Self::session_store) over it (sessions idle for
+    /// [`session_idle`](Self::session_idle), as set before this call). Feature `redis`.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), mcp_runtime::Error> {
+    /// use mcp_runtime::redis::Redis;
+    /// let mut builder = mcp_runtime::Server::from_inventory();
+    /// if let Some(redis) = Redis::from_env().await? {
+    ///     builder = builder.redis(&redis);
+    /// }
+    /// builder.build()?.run().await
+    /// # }
+    /// ```
+    #[cfg(feature = "redis")]
+    pub fn redis(self, redis: &crate::redis::Redis) -> Self {
+        let idle = self.legacy.idle;
+        self.change_bus(redis.bus())
+            .task_store(redis.tasks())
+            .session_store(redis.sessions(idle))
+    }
     /// Lifetime of a `requestState` (default 5 minutes).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = Some(ttl);

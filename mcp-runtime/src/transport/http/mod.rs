@@ -61,6 +61,7 @@ mod auth;
 mod era;
 mod guard;
 mod headers;
+mod health;
 #[cfg(feature = "lab")]
 mod lab;
 mod legacy;
@@ -123,6 +124,13 @@ pub(crate) fn router(
         for well_known in auth::metadata_paths(rs) {
             router = router.route(&well_known, axum::routing::get(metadata));
         }
+    }
+    // A path the endpoint or its metadata takes is not served twice.
+    if let Some(health) = &endpoint.options.health
+        && health != &endpoint.options.path
+        && !health.starts_with("/.well-known/")
+    {
+        router = router.route(health, axum::routing::get(health::ready));
     }
     #[cfg(feature = "lab")]
     let router = lab::mount(router, &endpoint.options);

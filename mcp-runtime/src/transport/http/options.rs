@@ -58,6 +58,8 @@ pub struct HttpOptions {
     pub(super) shutdown_grace: Duration,
     #[cfg(feature = "lab")]
     pub(super) lab: Option<LabOptions>,
+    pub(super) health: Option<String>,
+    pub(super) ready_checks: Vec<super::health::ReadyCheck>,
 }
 
 impl Default for HttpOptions {
@@ -75,6 +77,8 @@ impl Default for HttpOptions {
             shutdown_grace: Duration::from_secs(10),
             #[cfg(feature = "lab")]
             lab: Some(LabOptions::default()),
+            health: None,
+            ready_checks: Vec::new(),
         }
     }
 }
@@ -91,7 +95,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("auth", &self.auth)
             .field("rate", &self.rate)
             .field("trust_forwarded", &self.trust_forwarded)
-            .field("shutdown_grace", &self.shutdown_grace);
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("health", &self.health)
+            .field("ready_checks", &self.ready_checks.len());
         #[cfg(feature = "lab")]
         f.field("lab", &self.lab);
         f.finish_non_exhaustive()
@@ -173,6 +179,36 @@ impl HttpOptions {
     /// are closed (default 10 s). Listen streams end at once with their final result.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
+        self
+    }
+    /// Serves a readiness endpoint at `path` (GET, no token needed): 200 `{"status":"ready"}`
+    /// while the server serves and every [`ready_when`](Self::ready_when) check passes, 503
+    /// otherwise (and once shutdown has begun), for load balancers and orchestrators.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().health("/health");
+    /// ```
+    pub fn health(mut self, path: impl Into<String>) -> Self {
+        let path: String = path.into();
+        self.health = Some(match path.starts_with('/') {
+            true => path,
+            false => format!("/{path}"),
+        });
+        self
+    }
+    /// A readiness check the [`health`](Self::health) endpoint asks (within 3 s) on each GET:
+    /// Redis answering, say.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default()
+    ///     .health("/health")
+    ///     .ready_when(|| Box::pin(async { true }));
+    /// ```
+    pub fn ready_when<F>(mut self, check: F) -> Self
+    where
+        F: Fn() -> crate::registry::BoxFuture<'static, bool> + Send + Sync + 'static,
+    {
+        self.ready_checks.push(std::sync::Arc::new(check));
         self
     }
     /// The endpoint path.
