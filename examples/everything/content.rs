@@ -106,7 +106,11 @@ pub fn test_streaming_elicitation(
 /// `_meta["io.modelcontextprotocol/logLevel"]`.
 #[tool]
 pub async fn test_logging_tool(logger: Logger) -> CallToolResult {
-    let logger = logger.named("test_logging_tool");
+    log_three(logger.named("test_logging_tool")).await
+}
+
+/// Three log messages 50 ms apart, then a result saying so.
+pub async fn log_three(logger: Logger) -> CallToolResult {
     logger.info("Tool execution started");
     tokio::time::sleep(Duration::from_millis(50)).await;
     logger.info("Tool processing data");

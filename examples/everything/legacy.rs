@@ -4,7 +4,7 @@
 //! closes its stream mid-call so that the client resumes it (`Last-Event-ID`).
 
 use mcp_runtime::mrtr::FromAnswer;
-use mcp_runtime::protocol::{CallToolResult, Content, CreateMessageRequestParams};
+use mcp_runtime::protocol::{CallToolResult, CreateMessageRequestParams};
 use mcp_runtime::serde_json::{Map, Value, json};
 use mcp_runtime::{Ask, Logger, McpError, RequestContext, Rounds, Sampled, Step, tool};
 use std::time::Duration;
@@ -46,13 +46,7 @@ fn elicited(
 /// Logs three messages at the session's (or the request's) log level.
 #[tool]
 pub async fn test_tool_with_logging(logger: Logger) -> CallToolResult {
-    let logger = logger.named("test_tool_with_logging");
-    logger.info("Tool execution started");
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    logger.info("Tool processing data");
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    logger.info("Tool execution completed");
-    CallToolResult::new(vec![Content::text("Logging test completed.")])
+    crate::content::log_three(logger.named("test_tool_with_logging")).await
 }
 
 /// Asks the client's model to answer `prompt` (sampling), then reports the answer.

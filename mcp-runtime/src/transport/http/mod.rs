@@ -374,45 +374,43 @@ async fn admit(
     Ok((caller, body))
 }
 
-/// GET: a 2025-11-25 session's stream (405 without a session, as for a 2026-07-28 server).
-async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    // Without a session this is a GET or DELETE a 2026-07-28 endpoint does not take.
+/// A GET or DELETE, admitted: the legacy side, the request's head and its caller. Without a
+/// session (or a legacy side) it is a method a 2026-07-28 endpoint does not take: 405.
+async fn session_request(
+    endpoint: &Endpoint,
+    request: Request,
+) -> Result<(Arc<Legacy>, http::request::Parts, Option<Arc<Caller>>), Response> {
     let Some(legacy) = endpoint.legacy.clone() else {
-        return method_not_allowed().await;
+        return Err(method_not_allowed().await);
     };
     if !request.headers().contains_key("mcp-session-id") {
-        return method_not_allowed().await;
+        return Err(method_not_allowed().await);
     }
     let (parts, _) = request.into_parts();
     if let Some(refused) = guarded(&endpoint.options, &parts.headers) {
-        return refused;
+        return Err(refused);
     }
-    let caller = match admit(&endpoint, &parts, None).await {
-        Ok((caller, _)) => caller,
-        Err(refused) => return refused,
-    };
-    let accept = negotiate::accepts(&parts.headers);
-    legacy::get(&endpoint, &legacy, &parts.headers, caller, &accept).await
+    let (caller, _) = admit(endpoint, &parts, None).await?;
+    Ok((legacy, parts, caller))
 }
 
-/// DELETE: ends a 2025-11-25 session (405 without a session).
+/// GET: a 2025-11-25 session's stream.
+async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    match session_request(&endpoint, request).await {
+        Ok((legacy, parts, caller)) => {
+            let accept = negotiate::accepts(&parts.headers);
+            legacy::get(&endpoint, &legacy, &parts.headers, caller, &accept).await
+        }
+        Err(refused) => refused,
+    }
+}
+
+/// DELETE: ends a 2025-11-25 session.
 async fn session_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    // Without a session this is a GET or DELETE a 2026-07-28 endpoint does not take.
-    let Some(legacy) = endpoint.legacy.clone() else {
-        return method_not_allowed().await;
-    };
-    if !request.headers().contains_key("mcp-session-id") {
-        return method_not_allowed().await;
+    match session_request(&endpoint, request).await {
+        Ok((legacy, parts, caller)) => legacy::delete(&legacy, &parts.headers, caller).await,
+        Err(refused) => refused,
     }
-    let (parts, _) = request.into_parts();
-    if let Some(refused) = guarded(&endpoint.options, &parts.headers) {
-        return refused;
-    }
-    let caller = match admit(&endpoint, &parts, None).await {
-        Ok((caller, _)) => caller,
-        Err(refused) => return refused,
-    };
-    legacy::delete(&legacy, &parts.headers, caller).await
 }
 
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
