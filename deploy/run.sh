@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Three instances of the study-server example behind nginx, sharing one Redis, all on loopback:
+# try scale-out on one machine. Needs `redis-server` and `nginx` (Debian: apt-get install
+# redis-server nginx-light). Ports: REDIS_PORT (6390), the instances 8101-8103, nginx
+# NGINX_PORT (8100). Ctrl-C stops everything.
+#
+#   bash deploy/run.sh     then point a client at http://127.0.0.1:8100/mcp
+#
+# On a container platform the same pieces map one to one: a Redis service, N replicas of the
+# server with MCP_REDIS_URL and one shared MCP_STATE_KEY (a secret), and the platform's load
+# balancer (or this nginx.conf) in front, with session affinity on the Mcp-Session-Id header
+# for 2025-11-25 clients and the readiness probe on GET /health.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REDIS_PORT="${REDIS_PORT:-6390}"
+NGINX_PORT="${NGINX_PORT:-8100}"
+PORTS=(8101 8102 8103)
+RUN_DIR="$(mktemp -d)"
+PIDS=()
+stop() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$RUN_DIR"
+}
+trap stop EXIT
+trap "exit 130" INT TERM
+
+for tool in redis-server nginx; do
+  command -v "$tool" >/dev/null || { echo "error: $tool is not installed" >&2; exit 1; }
+done
+
+echo "== cargo build --example study-server --features redis"
+cargo build --example study-server --features redis
+BIN="target/debug/examples/study-server"
+
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >"$RUN_DIR/redis.log" 2>&1 &
+PIDS+=("$!")
+export MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/"
+# One requestState key for every instance, so that a retry may land on any of them.
+MCP_STATE_KEY="$(head -c 32 /dev/urandom | base64)"
+export MCP_STATE_KEY
+sleep 0.5
+
+SERVERS=""
+for port in "${PORTS[@]}"; do
+  "$BIN" --addr "127.0.0.1:$port" >"$RUN_DIR/instance-$port.log" 2>&1 &
+  PIDS+=("$!")
+  SERVERS+="        server 127.0.0.1:$port max_fails=1 fail_timeout=2s;"$'\n'
+done
+
+mkdir -p "$RUN_DIR/nginx"
+while IFS= read -r line; do
+  case "$line" in
+    "@SERVERS@") printf '%s' "$SERVERS" ;;
+    *) line="${line//@RUNTIME_DIR@/$RUN_DIR/nginx}"; printf '%s\n' "${line//@NGINX_PORT@/$NGINX_PORT}" ;;
+  esac
+done < deploy/nginx.conf >"$RUN_DIR/nginx/nginx.conf"
+nginx -p "$RUN_DIR/nginx" -c "$RUN_DIR/nginx/nginx.conf" &
+PIDS+=("$!")
+
+sleep 1
+for port in "${PORTS[@]}"; do
+  printf 'instance 127.0.0.1:%s: ' "$port"
+  curl -s "http://127.0.0.1:$port/health" || echo "(not answering; see $RUN_DIR/instance-$port.log)"
+  echo
+done
+echo "MCP endpoint: http://127.0.0.1:$NGINX_PORT/mcp (Ctrl-C stops everything)"
+wait
