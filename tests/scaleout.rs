@@ -162,6 +162,73 @@ fn served_by(answer: &Value) -> String {
         .to_owned()
 }
 
+/// A GET on `addr` with `headers`, its body read as it comes.
+async fn get_stream(addr: SocketAddr, headers: &[(String, String)]) -> GetStream {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
+            .await
+            .unwrap();
+    let conn = tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let mut req = http::Request::get("/mcp").header("host", addr.to_string());
+    for (k, v) in headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let req = req
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    assert_eq!(resp.status(), http::StatusCode::OK);
+    GetStream {
+        body: resp.into_body(),
+        buffer: Vec::new(),
+        _conn: conn,
+    }
+}
+
+struct GetStream {
+    body: hyper::body::Incoming,
+    buffer: Vec<u8>,
+    _conn: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for GetStream {
+    fn drop(&mut self) {
+        self._conn.abort();
+    }
+}
+
+/// The next event's JSON data.
+async fn next_data(stream: &mut GetStream) -> Value {
+    use http_body_util::BodyExt;
+    loop {
+        if let Some(end) = stream.buffer.windows(2).position(|w| w == b"\n\n") {
+            let event: Vec<u8> = stream.buffer.drain(..end + 2).collect();
+            let text = String::from_utf8(event).unwrap();
+            let data: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:").map(str::trim_start))
+                .filter(|d| !d.is_empty())
+                .collect();
+            if !data.is_empty() {
+                return serde_json::from_str(&data.join("\n")).unwrap();
+            }
+            continue;
+        }
+        let frame = stream
+            .body
+            .frame()
+            .await
+            .expect("the stream goes on")
+            .unwrap();
+        if let Ok(data) = frame.into_data() {
+            stream.buffer.extend_from_slice(&data);
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_instances_behind_nginx_share_one_redis() {
     let dir = std::env::temp_dir().join(format!("mcp-scaleout-{}", std::process::id()));
@@ -302,6 +369,18 @@ async fn three_instances_behind_nginx_share_one_redis() {
         let resp = post(&url(addr), &headers, list.to_string()).await;
         assert_eq!(resp.status, http::StatusCode::OK, "{addr}");
     }
+    // The session's GET stream, held on A, hears a list change made on C.
+    let mut stream = get_stream(a.addr, &headers).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    c.server
+        .set_enabled(PrimitiveKind::Tool, "long_job", false)
+        .unwrap();
+    let change = within("the change on the GET stream", next_data(&mut stream)).await;
+    assert_eq!(
+        change["method"], "notifications/tools/list_changed",
+        "{change}"
+    );
+    drop(stream);
     let resp = common::send(http::Method::DELETE, &front, &headers, "").await;
     assert_eq!(resp.status, http::StatusCode::OK);
     for addr in [a.addr, b.addr, c.addr] {
