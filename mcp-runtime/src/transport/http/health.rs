@@ -11,10 +11,6 @@ use http::{HeaderValue, StatusCode, header};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A readiness check: resolves to whether this instance can serve.
-pub(super) type ReadyCheck =
-    Arc<dyn Fn() -> crate::registry::BoxFuture<'static, bool> + Send + Sync>;
-
 fn status(code: StatusCode, text: &'static str) -> Response {
     let mut resp = Response::new(Body::from(text));
     *resp.status_mut() = code;

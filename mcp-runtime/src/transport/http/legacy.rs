@@ -15,7 +15,7 @@ use crate::legacy::{Incoming, Legacy, LiveSession, Next, Reply, Request, StreamL
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -332,15 +332,7 @@ fn stream(frames: Frames, keepalive: Duration) -> Response {
             i
         },
     };
-    let mut resp = Response::new(Body::from_stream(body));
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    resp
+    super::sse::stream_response(Body::from_stream(body))
 }
 
 struct FrameBody {

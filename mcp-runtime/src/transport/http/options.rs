@@ -5,6 +5,10 @@
 use crate::auth::ResourceServer;
 use std::time::Duration;
 
+/// A readiness check of the health endpoint: resolves to whether this instance can serve.
+pub(super) type ReadyCheck =
+    std::sync::Arc<dyn Fn() -> crate::registry::BoxFuture<'static, bool> + Send + Sync>;
+
 /// Where the lab page is served and to whom.
 #[cfg(feature = "lab")]
 #[derive(Debug, Clone)]
@@ -59,7 +63,7 @@ pub struct HttpOptions {
     #[cfg(feature = "lab")]
     pub(super) lab: Option<LabOptions>,
     pub(super) health: Option<String>,
-    pub(super) ready_checks: Vec<super::health::ReadyCheck>,
+    pub(super) ready_checks: Vec<ReadyCheck>,
 }
 
 impl Default for HttpOptions {

@@ -19,7 +19,12 @@ use std::time::Duration;
 
 /// An SSE answer: `first`, then what the rest of `call` sends.
 pub(super) fn response(first: Bytes, call: Option<Call>, keepalive: Duration) -> Response {
-    let mut resp = Response::new(Body::from_stream(SseBody::new(first, call, keepalive)));
+    stream_response(Body::from_stream(SseBody::new(first, call, keepalive)))
+}
+
+/// A `text/event-stream` response carrying `body`, uncached and unbuffered by proxies.
+pub(super) fn stream_response(body: Body) -> Response {
+    let mut resp = Response::new(body);
     let h = resp.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
