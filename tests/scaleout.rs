@@ -51,6 +51,16 @@ struct Process(Child);
 
 impl Drop for Process {
     fn drop(&mut self) {
+        // SIGTERM, so that nginx's master stops its workers (SIGKILL would orphan them).
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        for _ in 0..100 {
+            if matches!(self.0.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
