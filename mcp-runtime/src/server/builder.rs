@@ -1,0 +1,469 @@
+//! [`ServerBuilder`]: what a server is built from, each setting, and `build`.
+
+use super::Server;
+use crate::bus::{ChangeBus, LocalBus};
+use crate::config::{CacheHint, CacheTarget, Config, Limits};
+use crate::context::StateMap;
+use crate::dispatch::{Dispatcher, Layer, Slots, metrics};
+use crate::error::BuildError;
+use crate::legacy::{Legacy, LegacyOptions, MemorySessionStore, SessionStore};
+use crate::protocol::meta::InfoJson;
+use crate::protocol::{CacheScope, Implementation};
+use crate::registry::{
+    AccessCheck, Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate,
+    IntoTool, Items, PrimitiveKind, Registration,
+};
+use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
+use crate::tasks::{MemoryTaskStore, TaskStore};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Builds a [`Server`]. Items are listed in the order they are added.
+///
+/// ```
+/// use mcp_runtime::{CacheTarget, Server, protocol::CacheScope};
+/// let server = Server::builder()
+///     .name("study-server")
+///     .version("2.0.0")
+///     .instructions("Use narrow tools.")
+///     .cache(CacheTarget::Discover, 300_000, CacheScope::Public)
+///     .build()
+///     .unwrap();
+/// ```
+#[derive(Default)]
+#[must_use]
+pub struct ServerBuilder {
+    config: Config,
+    items: Items,
+    state: StateMap,
+    keys: Option<KeyRing>,
+    state_ttl: Option<Duration>,
+    bus: Option<Arc<dyn ChangeBus>>,
+    tasks: Option<Arc<dyn TaskStore>>,
+    policy: Option<AccessCheck>,
+    /// Scopes added to registered items: (kind, key, scopes).
+    required: Vec<(PrimitiveKind, String, Vec<String>)>,
+    layers: Vec<Arc<dyn Layer>>,
+    modern_only: bool,
+    sessions: Option<Arc<dyn SessionStore>>,
+    legacy: LegacyOptions,
+}
+
+impl ServerBuilder {
+    /// The server's name (`serverInfo.name`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config.info).name = name.into();
+        self
+    }
+    /// The server's version (`serverInfo.version`).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config.info).version = version.into();
+        self
+    }
+    /// The whole `serverInfo`.
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.config.info = Arc::new(info);
+        self
+    }
+    /// Instructions for the model, sent by `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.config.instructions = Some(text.into());
+        self
+    }
+    /// The caching hint of one kind of result.
+    pub fn cache(mut self, target: CacheTarget, ttl_ms: u64, scope: CacheScope) -> Self {
+        *self.config.cache_mut(target) = CacheHint::new(ttl_ms, scope);
+        self
+    }
+    /// Page size of the list methods (default 100, at least 1).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.config.page_size = size.max(1);
+        self
+    }
+    /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]` (default: yes).
+    pub fn server_info_in_results(mut self, on: bool) -> Self {
+        self.config.server_info_in_results = on;
+        self
+    }
+    /// Whether successful tool results spell out `"isError": false` (default: yes). When off, the
+    /// field is sent only when `true`.
+    pub fn explicit_is_error(mut self, on: bool) -> Self {
+        self.config.explicit_is_error = on;
+        self
+    }
+    /// Advertise the `logging` capability and send `notifications/message` to requests that opt in.
+    pub fn logging(mut self, on: bool) -> Self {
+        self.config.logging = on;
+        self
+    }
+    /// Advertise `listChanged` on tools, prompts and resources.
+    pub fn list_changed(mut self, on: bool) -> Self {
+        self.config.list_changed = on;
+        self
+    }
+    /// Advertise `resources.subscribe` (`resourceSubscriptions` on listen streams).
+    pub fn resource_subscriptions(mut self, on: bool) -> Self {
+        self.config.resource_subscribe = on;
+        self
+    }
+    /// Advertise an extension in `capabilities.extensions`.
+    pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+        self.config.extensions.insert(id.into(), settings);
+        self
+    }
+    /// The protocol versions accepted (default: `["2026-07-28"]`).
+    pub fn supported_versions<I: IntoIterator<Item = S>, S: Into<String>>(mut self, v: I) -> Self {
+        self.config.supported_versions = v.into_iter().map(Into::into).collect();
+        self
+    }
+    /// A hard time limit per request (default 5 minutes); past it the handler is cancelled and
+    /// the request fails with `-32603`. Also one of the [`Limits`].
+    pub fn request_timeout(mut self, limit: Duration) -> Self {
+        self.config.limits.request_timeout = Some(limit);
+        self
+    }
+    /// What one request, and the server as a whole, may take (see [`Limits`] for the
+    /// defaults).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config.limits = limits;
+        self
+    }
+    /// Shared state, available to handlers as [`State<T>`](crate::State).
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(Arc::new(value));
+        self
+    }
+    /// The keys sealing `requestState` (the first seals, all open). Instances behind one load
+    /// balancer must share them. Without this, the `MCP_STATE_KEY` environment variable is read;
+    /// without that, a random key is generated and a warning is logged.
+    pub fn state_keys(mut self, keys: KeyRing) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+    /// The bus carrying change notifications between instances (default: this process only).
+    pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+    /// Where tasks are kept (default: a [`MemoryTaskStore`] of 10,000 tasks). Instances behind
+    /// one load balancer share one store, and one [`change_bus`](Self::change_bus).
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks = Some(Arc::new(store));
+        self
+    }
+    /// How long a task is kept after its creation (`ttlMs`; default one hour; `None`: until the
+    /// store forgets it). A task still running when its lifetime ends is cancelled.
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.config.task_ttl_ms = ttl.map(|t| (t.as_millis() as u64).max(1));
+        self
+    }
+    /// How often clients are told to poll a task (`pollIntervalMs`; default one second).
+    pub fn task_poll_interval(mut self, every: Duration) -> Self {
+        self.config.task_poll_ms = (every.as_millis() as u64).max(1);
+        self
+    }
+    /// Whether 2025-11-25 clients (which open with `initialize`) are served too, from the same
+    /// handlers (default: yes). Off, the server speaks 2026-07-28 only, and answers a legacy
+    /// client's `initialize` with an error naming the version it speaks.
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().legacy_clients(false).build().unwrap();
+    /// ```
+    pub fn legacy_clients(mut self, on: bool) -> Self {
+        self.modern_only = !on;
+        self
+    }
+    /// Where 2025-11-25 sessions are kept (default: a [`MemorySessionStore`] of
+    /// [`max_sessions`](Self::max_sessions), each forgotten after
+    /// [`session_idle`](Self::session_idle)). Instances behind one load balancer share one.
+    ///
+    /// ```
+    /// use mcp_runtime::legacy::MemorySessionStore;
+    /// use std::time::Duration;
+    /// let server = mcp_runtime::Server::builder()
+    ///     .session_store(MemorySessionStore::new(100, Duration::from_secs(600)))
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.sessions = Some(Arc::new(store));
+        self
+    }
+    /// How long an unused 2025-11-25 session is kept (default 30 minutes; the default store's
+    /// setting, and how long this process keeps the session's streams).
+    ///
+    /// ```
+    /// let builder = mcp_runtime::Server::builder().session_idle(std::time::Duration::from_secs(600));
+    /// ```
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.legacy.idle = idle;
+        self
+    }
+    /// How many 2025-11-25 sessions the default store keeps at once (default 10,000; an
+    /// `initialize` beyond them gets `-32603` until one goes idle).
+    ///
+    /// ```
+    /// let builder = mcp_runtime::Server::builder().max_sessions(500);
+    /// ```
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.legacy.max_sessions = sessions.max(1);
+        self
+    }
+    /// How long a request on a 2025-11-25 session waits for the client to answer what it asks
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) before it fails with
+    /// `-32603` (default 5 minutes).
+    ///
+    /// ```
+    /// let builder = mcp_runtime::Server::builder().input_timeout(std::time::Duration::from_secs(60));
+    /// ```
+    pub fn input_timeout(mut self, limit: Duration) -> Self {
+        self.legacy.input_timeout = limit;
+        self
+    }
+    /// Shares this server's changes, tasks and 2025-11-25 sessions with every instance on the
+    /// same Redis: [`change_bus`](Self::change_bus), [`task_store`](Self::task_store) and
+    /// [`session_store`](Self::session_store) over it (sessions idle for
+    /// [`session_idle`](Self::session_idle), as set before this call). Feature `redis`.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), mcp_runtime::Error> {
+    /// use mcp_runtime::redis::Redis;
+    /// let mut builder = mcp_runtime::Server::from_inventory();
+    /// if let Some(redis) = Redis::from_env().await? {
+    ///     builder = builder.redis(&redis);
+    /// }
+    /// builder.build()?.run().await
+    /// # }
+    /// ```
+    #[cfg(feature = "redis")]
+    pub fn redis(self, redis: &crate::redis::Redis) -> Self {
+        let idle = self.legacy.idle;
+        self.change_bus(redis.bus())
+            .task_store(redis.tasks())
+            .session_store(redis.sessions(idle))
+    }
+    /// Lifetime of a `requestState` (default 5 minutes).
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = Some(ttl);
+        self
+    }
+    /// A server-wide authorization check, asked (after each primitive's own scopes and check)
+    /// before every use of a tool, resource, template or prompt, and for every item of every
+    /// list: what it refuses is neither listed nor run. See [`auth`](crate::auth).
+    ///
+    /// ```
+    /// use mcp_runtime::auth::{AccessCheck, Denied};
+    /// use mcp_runtime::{PrimitiveKind, Server};
+    /// // Prompts are for staff only.
+    /// let builder = Server::builder().authorize(AccessCheck::new(|access| async move {
+    ///     let staff = access.caller().is_some_and(|c| c.claim("staff") == Some(&true.into()));
+    ///     if access.kind() == PrimitiveKind::Prompt && !staff {
+    ///         return Err(Denied::new("prompts are for staff"));
+    ///     }
+    ///     Ok(())
+    /// }));
+    /// ```
+    pub fn authorize(mut self, check: AccessCheck) -> Self {
+        self.policy = Some(check);
+        self
+    }
+    /// Requires scopes of the caller of an item registered elsewhere (a `#[tool]` function, a
+    /// `#[handlers]` block), for deployments that decide at startup. Naming an item that is
+    /// not registered fails [`build`](Self::build).
+    ///
+    /// ```
+    /// use mcp_runtime::{NoArguments, PrimitiveKind, Server, Tool};
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("search").handler(|_: NoArguments, _cx| async { "found" }))
+    ///     .require_scopes(PrimitiveKind::Tool, "search", ["docs:read"])
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn require_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        kind: PrimitiveKind,
+        key: impl Into<String>,
+        scopes: I,
+    ) -> Self {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.required.push((kind, key.into(), scopes));
+        self
+    }
+    /// Adds a [`Layer`] around every call. Layers run in the order they are added: the first
+    /// sees each request first and its answer last. Built-in ones are in
+    /// [`layers`](crate::layers).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::layers::{AuditLog, ToolTimeout};
+    /// use std::time::Duration;
+    /// let server = Server::builder()
+    ///     .layer(AuditLog::new())
+    ///     .layer(ToolTimeout::new().tool("slow_report", Duration::from_secs(30)))
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn layer(mut self, layer: impl Layer) -> Self {
+        self.layers.push(Arc::new(layer));
+        self
+    }
+    /// Records request counts, durations, errors, open listen streams and multi-round rounds
+    /// through the [`metrics`](https://docs.rs/metrics) facade (default: off, so a server without
+    /// a recorder pays nothing). Names and labels: [`dispatch::metrics`](crate::dispatch::metrics).
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().metrics(true).build().unwrap();
+    /// ```
+    pub fn metrics(mut self, on: bool) -> Self {
+        self.config.metrics = on;
+        self
+    }
+    /// Records tool arguments and results on the request span (`gen_ai.tool.call.arguments`,
+    /// `gen_ai.tool.call.result`) and the reasons of failed requests in its events. Off by
+    /// default: they may carry secrets or personal data.
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().trace_payloads(true).build().unwrap();
+    /// ```
+    pub fn trace_payloads(mut self, on: bool) -> Self {
+        self.config.trace_payloads = on;
+        self
+    }
+    /// Registers any primitive: a tool, resource, template or prompt, or a macro's handle.
+    pub fn register(mut self, item: impl IntoPrimitive) -> Self {
+        self.items.push(item.into_primitive());
+        self
+    }
+    /// Registers `value` as shared state, and the methods of its `#[handlers]` impl block as
+    /// primitives served on it.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, handlers};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// #[derive(Default)]
+    /// struct Counter(AtomicU64);
+    ///
+    /// #[handlers]
+    /// impl Counter {
+    ///     /// Counts one more.
+    ///     #[tool]
+    ///     fn increment(&self) -> u64 {
+    ///         self.0.fetch_add(1, Ordering::SeqCst) + 1
+    ///     }
+    /// }
+    ///
+    /// let server = Server::builder().handlers(Counter::default()).build().unwrap();
+    /// assert!(server.capabilities().tools.is_some());
+    /// ```
+    pub fn handlers<H: Handlers>(self, value: H) -> Self {
+        Registration::of::<H>()
+            .into_iter()
+            .fold(self.state(value), |builder, reg| {
+                builder.register((reg.build)().with_source(reg.location))
+            })
+    }
+    /// Registers a tool: a [`Tool`](crate::Tool), or the handle of a `#[tool]` function
+    /// (`.tool(add {})`).
+    pub fn tool(self, tool: impl IntoTool) -> Self {
+        self.register(tool.into_tool())
+    }
+    /// Registers a resource with a fixed URI: a [`Resource`](crate::Resource), or the handle of
+    /// a `#[resource]` function.
+    pub fn resource(self, resource: impl IntoResource) -> Self {
+        self.register(resource.into_resource())
+    }
+    /// Registers a resource template: a [`ResourceTemplate`](crate::ResourceTemplate), or the
+    /// handle of a `#[resource]` function whose URI has `{variables}`.
+    pub fn resource_template(self, template: impl IntoResourceTemplate) -> Self {
+        self.register(template.into_resource_template())
+    }
+    /// Registers a prompt: a [`Prompt`](crate::Prompt), or the handle of a `#[prompt]` function.
+    pub fn prompt(self, prompt: impl IntoPrompt) -> Self {
+        self.register(prompt.into_prompt())
+    }
+
+    /// Validates everything and builds the server. Every problem is reported, none panics.
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        for (kind, key, scopes) in std::mem::take(&mut self.required) {
+            match self.items.access_mut(kind, &key) {
+                Some(access) => access.add_scopes(scopes),
+                None => {
+                    return Err(BuildError::setting(
+                        "require_scopes",
+                        format!("no {kind:?} `{key}` is registered"),
+                    ));
+                }
+            }
+        }
+        let asks_input = self.items.ask_client_input();
+        let state = Arc::new(self.state);
+        let catalog = Catalog::new(self.items, state.clone())?;
+        let mut ring = match self.keys {
+            Some(ring) => ring,
+            None => state_keys_from_env(asks_input)?,
+        };
+        let limits = self.config.limits.clone();
+        ring.set_max_bytes(limits.state_bytes);
+        let sealer = Arc::new(Sealer {
+            ring,
+            ttl: self.state_ttl.unwrap_or(DEFAULT_STATE_TTL),
+            max_rounds: limits.rounds,
+        });
+        let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
+        let tasks = self
+            .tasks
+            .unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+        let info_json = InfoJson::new(self.config.info.clone());
+        if self.config.metrics {
+            metrics::describe();
+        }
+        let dispatcher = Arc::new(Dispatcher {
+            info_json,
+            config: self.config,
+            catalog,
+            state,
+            changes,
+            tasks,
+            shutdown: CancellationToken::new(),
+            sealer,
+            policy: self.policy,
+            requests: Slots::new(limits.concurrent_requests),
+            listens: Slots::new(limits.listen_streams),
+            layers: Arc::from(self.layers),
+        });
+        let legacy = (!self.modern_only).then(|| {
+            let store = self.sessions.unwrap_or_else(|| {
+                Arc::new(MemorySessionStore::new(
+                    self.legacy.max_sessions,
+                    self.legacy.idle,
+                ))
+            });
+            Arc::new(Legacy::new(dispatcher.clone(), store, self.legacy))
+        });
+        Ok(Server { dispatcher, legacy })
+    }
+}
+
+/// The `requestState` keys from `MCP_STATE_KEY`; without it, a random key (with a warning when
+/// a handler asks the client for input: its multi-round requests then resume only on this
+/// instance).
+fn state_keys_from_env(asks_input: bool) -> Result<KeyRing, BuildError> {
+    let setting = |name: &str, reason: String| BuildError::setting(name, reason);
+    if let Ok(value) = std::env::var("MCP_STATE_KEY") {
+        return KeyRing::from_env_value(&value).map_err(|reason| setting("MCP_STATE_KEY", reason));
+    }
+    const MSG: &str = "no requestState key configured (MCP_STATE_KEY or ServerBuilder::state_keys): \
+         generated a random one, so multi-round requests only resume on this instance";
+    if !asks_input {
+        // Nothing asks the client for input: a state is never sealed, so nothing to warn of.
+    } else if tracing::dispatcher::has_been_set() {
+        tracing::warn!("{MSG}");
+    } else {
+        // No log subscriber installed: stderr is the log (never stdout).
+        eprintln!("warning: {MSG}");
+    }
+    KeyRing::random().map_err(|reason| setting("requestState key", reason))
+}
