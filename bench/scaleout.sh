@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Requests/s of tools/call through nginx (deploy/nginx.conf) with 1, 2 and 3 instances of the
-# study server sharing one Redis, against one instance reached directly, all on this machine's
-# loopback. Bounded: 3 windows of 5 s per configuration.
+# study server sharing one Redis, against one instance reached directly; then the fan-out of
+# one change to listen streams spread by nginx over 3 instances (FANOUT_STREAMS, default 1000
+# and 3000; the change made on one instance reaches the others through Redis). All on this
+# machine's loopback. Bounded: 3 windows of 5 s per configuration, 5 changes per fan-out.
 #
 #   bash bench/scaleout.sh
 #
 # Installs wrk, redis-server and nginx from Debian when missing; builds the study-server
-# example in release mode with the redis feature (CARGO_TARGET_DIR, default target/h-bench).
+# example and mcp-bench in release mode with the redis feature (CARGO_TARGET_DIR, default
+# target/h-bench: rebuild mcp-bench without it before `bench/run.sh`, which `run.sh` does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -105,4 +108,41 @@ for n in 1 2 3; do
   stop_all
   unset first_port
 done
+
+# Fan-out across instances: mcp-bench-ours's many-clients server (its `touch` tool announces a
+# resource update) on Redis's change bus, 3 instances behind nginx (more connections allowed
+# than deploy/nginx.conf's 4096: each stream holds two).
+cargo build --release -p mcp-bench --bins --features redis
+OURS="$CARGO_TARGET_DIR/release/mcp-bench-ours"
+CLIENTS="$CARGO_TARGET_DIR/release/mcp-bench-clients"
+servers=""
+first_port=""
+for i in 1 2 3; do
+  port="$(free_port)"
+  "$OURS" --observe clients --addr "127.0.0.1:$port" >"$RUN_DIR/fanout-$i.log" 2>&1 &
+  PIDS+=("$!")
+  wait_port "$port"
+  servers+="        server 127.0.0.1:$port;"$'\n'
+  first_port="${first_port:-$port}"
+done
+nginx_port="$(free_port)"
+mkdir -p "$RUN_DIR/nginx-fanout"
+while IFS= read -r line; do
+  case "$line" in
+    "@SERVERS@") printf '%s' "$servers" ;;
+    *) line="${line//@RUNTIME_DIR@/$RUN_DIR/nginx-fanout}"
+       line="${line//worker_connections 4096/worker_connections 16384}"
+       printf '%s\n' "${line//@NGINX_PORT@/$nginx_port}" ;;
+  esac
+done < deploy/nginx.conf >"$RUN_DIR/nginx-fanout/nginx.conf"
+nginx -p "$RUN_DIR/nginx-fanout" -c "$RUN_DIR/nginx-fanout/nginx.conf" &
+PIDS+=("$!")
+wait_port "$nginx_port"
+sleep 0.5 # the instances' buses subscribe
+echo
+echo "Fan-out: one \`touch\` on instance 1 → \`resources/updated\` read on every stream (streams spread by nginx over 3 instances):"
+for n in ${FANOUT_STREAMS:-1000 3000}; do
+  "$CLIENTS" --streams "$n" --front "$nginx_port" --touch "$first_port" --rounds 5
+done
+stop_all
 kill "$REDIS_PID" 2>/dev/null || true

@@ -6,62 +6,14 @@
 
 mod common;
 
+use common::engines::RedisServer;
 use common::within;
 use mcp_runtime::legacy::{SessionRecord, SessionStore};
 use mcp_runtime::redis::Redis;
 use mcp_runtime::tasks::{TaskRecord, TaskStore};
 use mcp_runtime::{Change, ChangeBus};
 use serde_json::json;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-/// A `redis-server` on a loopback port, stopped when dropped.
-struct RedisServer {
-    port: u16,
-    child: Child,
-}
-
-impl RedisServer {
-    fn start() -> RedisServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        RedisServer::on(port)
-    }
-
-    fn on(port: u16) -> RedisServer {
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is installed (Debian: apt-get install redis-server)");
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        RedisServer { port, child }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 async fn next_change(rx: &mut tokio::sync::broadcast::Receiver<Change>) -> Change {
     within("a change", rx.recv()).await.expect("a change")
@@ -69,11 +21,7 @@ async fn next_change(rx: &mut tokio::sync::broadcast::Receiver<Change>) -> Chang
 
 #[tokio::test]
 async fn an_unreachable_redis_is_a_clear_startup_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::engines::free_port();
     let error = Redis::connect(&format!("redis://127.0.0.1:{port}/"))
         .await
         .unwrap_err()
@@ -241,7 +189,6 @@ async fn sessions_are_shared_renewed_by_use_and_forgotten_when_idle_or_ended() {
 #[tokio::test]
 async fn after_redis_restarts_listeners_are_told_to_fetch_every_list_again() {
     let mut redis = RedisServer::start();
-    let port = redis.port;
     let connection = Redis::connect(&redis.url()).await.unwrap();
     let bus = connection.bus();
     let tasks = connection.tasks();
@@ -249,7 +196,7 @@ async fn after_redis_restarts_listeners_are_told_to_fetch_every_list_again() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     redis.stop();
     assert!(!connection.ready().await);
-    let _again = RedisServer::on(port);
+    redis.start_again();
     let mut seen = Vec::new();
     while seen.len() < 3 {
         seen.push(next_change(&mut rx).await);

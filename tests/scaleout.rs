@@ -1,21 +1,23 @@
 //! Three instances behind nginx (`deploy/nginx.conf`), sharing one Redis (`--features redis`;
 //! the test starts `redis-server` and `nginx` on free loopback ports): a multi-round request
-//! whose rounds land on different instances, a listen stream on one instance hearing changes
-//! made on another (latency measured), a task created, read and cancelled through different
-//! instances, and a 2025-11-25 session through nginx whose end is known to every instance.
+//! whose rounds land on different instances, a listen stream on one instance hearing list
+//! changes and resource updates made on another (latency measured), a task created, read and
+//! cancelled through different instances, and a 2025-11-25 session through nginx whose end is
+//! known to every instance. `tests/failover.rs` kills an instance and restarts Redis under load.
 #![cfg(feature = "redis")]
 
 mod common;
 
+use common::engines::{RedisServer, nginx, open_stream};
 use common::{HttpResponse, post, within};
 use mcp_runtime::redis::Redis;
 use mcp_runtime::{
-    ElicitForm, Elicitation, HttpOptions, KeyRing, PrimitiveKind, RequestContext, Server, tool,
+    ElicitForm, Elicitation, HttpOptions, KeyRing, PrimitiveKind, RequestContext, Server, resource,
+    tool,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The user's answer.
@@ -31,89 +33,17 @@ pub fn confirm(#[elicit(message = "Go ahead?")] answer: Elicitation<Answer>) -> 
     format!("confirmed: {}", answer.accepted().is_some_and(|a| a.ok))
 }
 
+/// The instance's status (a resource whose updates listen streams subscribe to).
+#[resource("test://status", name = "status", mime_type = "text/plain")]
+pub fn status() -> String {
+    "up".to_owned()
+}
+
 /// Runs until cancelled; a task for clients that declare the extension.
 #[tool(task = "optional")]
 pub async fn long_job(#[ctx] cx: RequestContext) -> &'static str {
     cx.cancellation().cancelled().await;
     "stopped"
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A child process stopped when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        // SIGTERM, so that nginx's master stops its workers (SIGKILL would orphan them).
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
-            .status();
-        for _ in 0..100 {
-            if matches!(self.0.try_wait(), Ok(Some(_))) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn wait_for_port(port: u16) {
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    panic!("nothing listens on {port}");
-}
-
-fn redis_server() -> (Process, String) {
-    let port = free_port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("redis-server is installed (Debian: apt-get install redis-server)");
-    wait_for_port(port);
-    (Process(child), format!("redis://127.0.0.1:{port}/"))
-}
-
-/// nginx with `deploy/nginx.conf`, in front of `instances`.
-fn nginx(instances: &[SocketAddr], dir: &std::path::Path) -> (Process, u16) {
-    let port = free_port();
-    let servers: String = instances
-        .iter()
-        .map(|a| format!("        server {a} max_fails=1 fail_timeout=2s;\n"))
-        .collect();
-    let template = include_str!("../deploy/nginx.conf");
-    let conf = template
-        .replace("@RUNTIME_DIR@", &dir.display().to_string())
-        .replace("@NGINX_PORT@", &port.to_string())
-        .replace("@SERVERS@\n", &servers);
-    let path = dir.join("nginx.conf");
-    std::fs::write(&path, conf).unwrap();
-    let child = Command::new("nginx")
-        .args([
-            "-p",
-            &dir.display().to_string(),
-            "-c",
-            &path.display().to_string(),
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("nginx is installed (Debian: apt-get install nginx-light)");
-    wait_for_port(port);
-    (Process(child), port)
 }
 
 struct Instance {
@@ -128,10 +58,12 @@ async fn instance(name: &str, url: &str) -> Instance {
         .name(name)
         .version("1.0.0")
         .list_changed(true)
+        .resource_subscriptions(true)
         .state_keys(KeyRing::new(&[[9; 32]]).unwrap())
         .redis(&redis)
         .tool(confirm {})
         .tool(long_job {})
+        .resource(status {})
         .build()
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -172,78 +104,12 @@ fn served_by(answer: &Value) -> String {
         .to_owned()
 }
 
-/// A GET on `addr` with `headers`, its body read as it comes.
-async fn get_stream(addr: SocketAddr, headers: &[(String, String)]) -> GetStream {
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
-            .await
-            .unwrap();
-    let conn = tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    let mut req = http::Request::get("/mcp").header("host", addr.to_string());
-    for (k, v) in headers {
-        req = req.header(k.as_str(), v.as_str());
-    }
-    let req = req
-        .body(http_body_util::Full::new(bytes::Bytes::new()))
-        .unwrap();
-    let resp = sender.send_request(req).await.unwrap();
-    assert_eq!(resp.status(), http::StatusCode::OK);
-    GetStream {
-        body: resp.into_body(),
-        buffer: Vec::new(),
-        _conn: conn,
-    }
-}
-
-struct GetStream {
-    body: hyper::body::Incoming,
-    buffer: Vec<u8>,
-    _conn: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for GetStream {
-    fn drop(&mut self) {
-        self._conn.abort();
-    }
-}
-
-/// The next event's JSON data.
-async fn next_data(stream: &mut GetStream) -> Value {
-    use http_body_util::BodyExt;
-    loop {
-        if let Some(end) = stream.buffer.windows(2).position(|w| w == b"\n\n") {
-            let event: Vec<u8> = stream.buffer.drain(..end + 2).collect();
-            let text = String::from_utf8(event).unwrap();
-            let data: Vec<&str> = text
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:").map(str::trim_start))
-                .filter(|d| !d.is_empty())
-                .collect();
-            if !data.is_empty() {
-                return serde_json::from_str(&data.join("\n")).unwrap();
-            }
-            continue;
-        }
-        let frame = stream
-            .body
-            .frame()
-            .await
-            .expect("the stream goes on")
-            .unwrap();
-        if let Ok(data) = frame.into_data() {
-            stream.buffer.extend_from_slice(&data);
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_instances_behind_nginx_share_one_redis() {
     let dir = std::env::temp_dir().join(format!("mcp-scaleout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (_redis, redis_url) = redis_server();
+    let redis = RedisServer::start();
+    let redis_url = redis.url();
     let a = instance("instance-a", &redis_url).await;
     let b = instance("instance-b", &redis_url).await;
     let c = instance("instance-c", &redis_url).await;
@@ -290,28 +156,35 @@ async fn three_instances_behind_nginx_share_one_redis() {
         "nginx spreads requests over the instances"
     );
 
-    // 2. A listen stream on A hears list changes made on C: latency over 20 changes.
+    // 2. A listen stream on A hears list changes and resource updates made on C: latency over
+    // 20 changes of each.
     let listen = json!({"jsonrpc": "2.0", "id": "l1", "method": "subscriptions/listen",
-        "params": {"notifications": {"toolsListChanged": true}, "_meta": tasks_meta()}});
+        "params": {"notifications": {"toolsListChanged": true,
+            "resourceSubscriptions": ["test://status"]}, "_meta": tasks_meta()}});
     let mut call_a = a
         .server
         .handle_message(listen.to_string().as_bytes(), None)
         .unwrap();
     within("the ack", call_a.next_message()).await.unwrap();
     let mut latencies = Vec::new();
-    for i in 0..20 {
+    for i in 0..40 {
         let sent = Instant::now();
-        c.server
-            .set_enabled(PrimitiveKind::Tool, "long_job", i % 2 == 1)
-            .unwrap();
-        let got = within("the list change", call_a.next_message())
-            .await
-            .unwrap();
+        let expected = if i % 2 == 0 {
+            c.server
+                .set_enabled(PrimitiveKind::Tool, "long_job", i % 4 == 2)
+                .unwrap();
+            "notifications/tools/list_changed"
+        } else {
+            c.server.notify_resource_updated("test://status");
+            "notifications/resources/updated"
+        };
+        let got = within("the change", call_a.next_message()).await.unwrap();
         latencies.push(sent.elapsed());
         let mcp_runtime::dispatch::Outgoing::Notification(n) = got else {
             panic!("a notification")
         };
-        assert!(String::from_utf8_lossy(&n).contains("notifications/tools/list_changed"));
+        let text = String::from_utf8_lossy(&n);
+        assert!(text.contains(expected), "{expected}: {text}");
     }
     latencies.sort();
     let median = latencies[latencies.len() / 2];
@@ -380,12 +253,16 @@ async fn three_instances_behind_nginx_share_one_redis() {
         assert_eq!(resp.status, http::StatusCode::OK, "{addr}");
     }
     // The session's GET stream, held on A, hears a list change made on C.
-    let mut stream = get_stream(a.addr, &headers).await;
+    let mut stream = open_stream(a.addr, http::Method::GET, &headers, "")
+        .await
+        .expect("the session's GET stream");
     tokio::time::sleep(Duration::from_millis(200)).await;
     c.server
         .set_enabled(PrimitiveKind::Tool, "long_job", false)
         .unwrap();
-    let change = within("the change on the GET stream", next_data(&mut stream)).await;
+    let change = within("the change on the GET stream", stream.next())
+        .await
+        .expect("an event");
     assert_eq!(
         change["method"], "notifications/tools/list_changed",
         "{change}"

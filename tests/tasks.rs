@@ -625,3 +625,53 @@ async fn shutting_down_fails_the_tasks_still_running() {
         "completed"
     );
 }
+
+#[tokio::test]
+async fn a_task_whose_instance_stopped_is_failed_once_its_lease_passes() {
+    use mcp_runtime::tasks::{TaskRecord, TaskStore};
+    // Two instances over one store, with a short lease.
+    let store = Arc::new(MemoryTaskStore::default());
+    let instance = || {
+        Server::builder()
+            .task_store(store.clone())
+            .task_lease(Duration::from_millis(300))
+            .tool(wait_forever {})
+            .state(Seen::default())
+            .build()
+            .expect("the server builds")
+    };
+    let (a, b) = (instance(), instance());
+    let (on_a, on_b) = (tasks_client(&a), tasks_client(&b));
+
+    // A running task's lease is renewed by its instance: long past one lease, still working.
+    let running = task_id(&call(&on_a, "wait_forever", json!({})).await);
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    assert_eq!(get(&on_b, &running).await.unwrap()["status"], "working");
+
+    // A task whose instance vanished (it holds a lease nobody renews).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let mut orphan = TaskRecord::new("orphan", None, now, Some(60_000), Some(100));
+    orphan.lease_until_ms = Some(now + 200);
+    store.create(orphan).await.unwrap();
+    assert_eq!(get(&on_b, "orphan").await.unwrap()["status"], "working");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let failed = get(&on_b, "orphan").await.unwrap();
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603);
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("instance running this task stopped"),
+        "{message}"
+    );
+    // Every instance now reads the same outcome; cancelling it changes nothing.
+    assert_eq!(get(&on_a, "orphan").await.unwrap()["status"], "failed");
+    on_a.request("tasks/cancel", json!({"taskId": "orphan"}))
+        .await
+        .unwrap();
+    assert_eq!(get(&on_a, "orphan").await.unwrap()["status"], "failed");
+    // The live one is untouched.
+    assert_eq!(get(&on_b, &running).await.unwrap()["status"], "working");
+}

@@ -552,7 +552,14 @@ pub struct EchoArgs {
 /// `touch` (announces `config://service` updated), `storm` (announces it `count` times),
 /// `echo_len` (the length of its `data` argument) and `big://text` (10 MiB of text).
 pub fn clients_server() -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
-    let bus = mcp_runtime::LocalBus::new(4096);
+    clients_server_with(mcp_runtime::LocalBus::new(4096))
+}
+
+/// [`clients_server`] over `bus` (a Redis bus: one of several instances, for the cross-instance
+/// fan-out of `bench/scaleout.sh`).
+pub fn clients_server_with<B: ChangeBus + Clone>(
+    bus: B,
+) -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
     let touch_bus = bus.clone();
     let storm_bus = bus.clone();
     mcp_runtime::Server::from_inventory()

@@ -84,6 +84,8 @@ pub(crate) struct Config {
     pub(crate) task_ttl_ms: Option<u64>,
     /// How often clients should poll a task.
     pub(crate) task_poll_ms: u64,
+    /// How long a running task's lease lasts (its runner renews it every third of this).
+    pub(crate) task_lease_ms: u64,
 }
 
 impl Config {
@@ -132,6 +134,9 @@ impl Default for Config {
             // An hour: long enough for a report or a crawl, then the store forgets it.
             task_ttl_ms: Some(3_600_000),
             task_poll_ms: 1_000,
+            // A runner that stopped is noticed within this; renewed every 5 s, one store
+            // write per running task.
+            task_lease_ms: 15_000,
         }
     }
 }

@@ -5,6 +5,8 @@
 //! Each test binary includes this module with `mod common;` and uses a subset of it.
 #![allow(dead_code)]
 
+pub mod engines;
+
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use http_body_util::{BodyExt, Full};

@@ -3,7 +3,8 @@
 //! doing the same with no framework, measured in the same run. Everything runs on loopback,
 //! bounded in count and time.
 //!
-//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory] [--rounds 5]` (build with
+//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory] [--rounds 5]
+//! [--front PORT --touch PORT]` (build with
 //! `cargo build --release -p mcp-bench --bins`; `bash bench/run.sh --clients` runs it). Prints
 //! a Markdown report, and each target as met or missed.
 
@@ -500,6 +501,28 @@ async fn main() -> Result<(), String> {
         let ours = Server::start(Kind::Ours)?;
         let (per, _streams) = memory_per_stream(&ours, most).await?;
         println!("{most} streams: raw axum {floor:.2} KiB per stream, ours {per:.2}");
+        return Ok(());
+    }
+    if let (Some(front), Some(touch)) = (arg("--front"), arg("--touch")) {
+        // Servers started elsewhere: streams opened through `front` (a proxy in front of
+        // several instances), the change made on `touch` (one of them).
+        let port = |v: String| v.parse::<u16>().map_err(|e| format!("a port: {e}"));
+        let (front, touch) = (port(front)?, port(touch)?);
+        let streams = open_streams(front, most).await?;
+        let rounds = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(5);
+        let (latencies, per_round) = fan_out(touch, streams, rounds).await?;
+        println!(
+            "{most} streams through port {front}, change on port {touch}, {rounds} rounds: \
+             p50 {} ms, p99 {} ms, max {} ms; p99 per round: {} ms",
+            ms(percentile(&latencies, 0.5)),
+            ms(percentile(&latencies, 0.99)),
+            ms(*latencies.last().unwrap_or(&Duration::ZERO)),
+            per_round
+                .iter()
+                .map(|d| ms(*d))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         return Ok(());
     }
     if arg("--only").as_deref() == Some("fanout") {

@@ -7,7 +7,8 @@
 //! on a `tracing` `fmt` subscriber at INFO (`fmt`), one pass-through layer (`layer`), a layer
 //! that does not want `add` (`idle-layer`), the metrics without a recorder (`metrics`), or
 //! OAuth with `add` needing the `calc` scope (`auth`: JWTs of [`mcp_bench::issuer`]), or the
-//! many-clients server (`clients`: [`mcp_bench::clients_server`]).
+//! many-clients server (`clients`: [`mcp_bench::clients_server`]; built with the `redis`
+//! feature and given `MCP_REDIS_URL`, its changes go through Redis to every instance).
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -59,9 +60,18 @@ async fn main() -> Result<(), Error> {
                 .init();
             mcp_bench::build_server(study::build, fill, validate)?
         }
-        Some("clients") => mcp_bench::clients_server()?,
+        Some("clients") => clients_server().await?,
         Some(what) => mcp_bench::observed_server(what)?,
     };
     let listener = mcp_bench::listen(&addr).await?;
     server.serve(listener, options).await
+}
+
+/// The many-clients server, on Redis's change bus when built for it and configured.
+async fn clients_server() -> Result<mcp_runtime::Server, Error> {
+    #[cfg(feature = "redis")]
+    if let Some(redis) = mcp_runtime::redis::Redis::from_env().await? {
+        return Ok(mcp_bench::clients_server_with(redis.bus())?);
+    }
+    Ok(mcp_bench::clients_server()?)
 }

@@ -42,6 +42,7 @@ mod prompts;
 mod resources;
 mod route;
 mod slots;
+mod task_lease;
 mod task_run;
 mod tasks;
 mod tools;

@@ -83,6 +83,8 @@ enum Event {
     Message(String),
     /// The task may have changed in the store.
     Changed,
+    /// Time to renew the task's lease.
+    Renew,
     /// A change of something else.
     Unrelated,
     Expired,
@@ -186,6 +188,9 @@ impl Dispatcher {
                 apply(&mut record, &settled, created);
             }
         }
+        if phase.is_some() {
+            record.lease_until_ms = Some(self.lease_from_now());
+        }
         self.tasks.create(record.clone()).await?;
         tracing::debug!(target: "mcp_runtime::tasks", task = %record.id, tool = %job.name, "task created");
         let created = CreateTaskResult {
@@ -225,6 +230,9 @@ impl Dispatcher {
             }
         };
         let mut expired = std::pin::pin!(expired);
+        let every = self.lease_renewal();
+        let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let event = match &mut phase {
                 Phase::Running(handler, _) => tokio::select! {
@@ -233,11 +241,13 @@ impl Dispatcher {
                         Event::Message(job.status_rx.borrow_and_update().clone().unwrap_or_default())
                     }
                     change = changes.recv() => changed(&job.id, change),
+                    _ = renew.tick() => Event::Renew,
                     () = &mut expired => Event::Expired,
                     () = self.shutdown.cancelled() => Event::Shutdown,
                 },
                 Phase::Waiting => tokio::select! {
                     change = changes.recv() => changed(&job.id, change),
+                    _ = renew.tick() => Event::Renew,
                     () = tokio::time::sleep(RECHECK) => Event::Changed,
                     () = &mut expired => Event::Expired,
                     () = self.shutdown.cancelled() => Event::Shutdown,
@@ -279,7 +289,8 @@ impl Dispatcher {
                         }
                         apply(t, &settled, now);
                     };
-                    let kept = self.tasks.update(&job.id, &change).await;
+                    // The outcome must reach the store: kept trying while it is unreachable.
+                    let kept = self.update_until_kept(&job.id, &change, deadline).await;
                     self.changes.publish(Change::Task(job.id.clone()));
                     match kept {
                         Ok(Some(t)) if asking && t.status == TaskStatus::InputRequired => {
@@ -304,6 +315,17 @@ impl Dispatcher {
                         }
                     }
                     // The store is unreachable: try again on the next change or tick.
+                    Err(_) => {}
+                },
+                Event::Renew => match self.renew_lease(&job.id).await {
+                    // Gone, or ended elsewhere (cancelled; failed by an instance that took this
+                    // one for gone) while the bus said nothing: the handler stops.
+                    Ok(None) => return self.stop(phase, true).await,
+                    Ok(Some(t)) if t.status.is_terminal() => {
+                        return self.stop(phase, true).await;
+                    }
+                    Ok(Some(_)) => {}
+                    // The store is unreachable: renewed on the next tick.
                     Err(_) => {}
                 },
                 Event::Unrelated => {}

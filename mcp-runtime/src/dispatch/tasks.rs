@@ -84,10 +84,13 @@ impl Dispatcher {
         id: &str,
         owner: Option<&str>,
     ) -> Result<TaskRecord, McpError> {
-        match self.tasks.get(id).await? {
-            Some(task) if task.owner.as_deref() == owner => Ok(task),
-            _ => Err(unknown_task(id)),
-        }
+        let task = match self.tasks.get(id).await? {
+            Some(task) if task.owner.as_deref() == owner => task,
+            _ => return Err(unknown_task(id)),
+        };
+        self.reap_if_lost(task)
+            .await?
+            .ok_or_else(|| unknown_task(id))
     }
 
     fn empty(&self) -> EmptyResult {

@@ -164,6 +164,23 @@ impl ServerBuilder {
         self.config.task_poll_ms = (every.as_millis() as u64).max(1);
         self
     }
+    /// How long the instance running a task holds it without renewing (default 15 s; renewed
+    /// every third of this, one store write each time). With instances sharing a task store,
+    /// a task whose instance stopped (killed, crashed) is failed with a clear error by the
+    /// first instance that reads it after the lease has passed, instead of staying `working`
+    /// until its lifetime ends. The instances' clocks must agree to well within this.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = mcp_runtime::Server::builder()
+    ///     .task_lease(Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.config.task_lease_ms = (lease.as_millis() as u64).max(3);
+        self
+    }
     /// Whether 2025-11-25 clients (which open with `initialize`) are served too, from the same
     /// handlers (default: yes). Off, the server speaks 2026-07-28 only, and answers a legacy
     /// client's `initialize` with an error naming the version it speaks.

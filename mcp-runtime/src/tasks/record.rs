@@ -46,6 +46,12 @@ pub struct TaskRecord {
     pub result: Option<Box<RawValue>>,
     /// `failed`: the JSON-RPC error.
     pub error: Option<ErrorObject>,
+    /// Until when, in milliseconds since the Unix epoch, the instance running the task's handler
+    /// holds it. That instance renews it while the task runs; a task not yet terminal whose
+    /// lease has passed lost its runner (the instance stopped) and is failed by whichever
+    /// instance reads it next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_until_ms: Option<u64>,
 }
 
 impl TaskRecord {
@@ -70,7 +76,21 @@ impl TaskRecord {
             answers: Map::new(),
             result: None,
             error: None,
+            lease_until_ms: None,
         }
+    }
+
+    /// Whether the instance that ran it is gone at `now_ms`: the task is not terminal and its
+    /// lease has passed.
+    ///
+    /// ```
+    /// use mcp_runtime::tasks::TaskRecord;
+    /// let mut task = TaskRecord::new("t1", None, 0, None, None);
+    /// task.lease_until_ms = Some(10_000);
+    /// assert!(!task.runner_lost(10_000) && task.runner_lost(10_001));
+    /// ```
+    pub fn runner_lost(&self, now_ms: u64) -> bool {
+        !self.status.is_terminal() && self.lease_until_ms.is_some_and(|until| now_ms > until)
     }
 
     /// Whether its lifetime is over at `now_ms`.

@@ -147,6 +147,32 @@ impl TaskStore for MemoryTaskStore {
     }
 }
 
+/// A shared store: several servers of one process (or a store kept aside to look into) use the
+/// same tasks.
+///
+/// ```
+/// use mcp_runtime::tasks::MemoryTaskStore;
+/// use std::sync::Arc;
+/// let store = Arc::new(MemoryTaskStore::new(100));
+/// let a = mcp_runtime::Server::builder().task_store(store.clone()).build().unwrap();
+/// let b = mcp_runtime::Server::builder().task_store(store).build().unwrap();
+/// ```
+impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
+    fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), McpError>> {
+        (**self).create(task)
+    }
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
+        (**self).get(id)
+    }
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
+        (**self).update(id, change)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
