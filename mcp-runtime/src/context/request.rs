@@ -6,8 +6,7 @@ use super::notify::{Logger, Notifier};
 use super::trace::{NO_SPAN, RequestTrace};
 use crate::error::McpError;
 use crate::protocol::{
-    ClientCapabilities, Implementation, LoggingLevel, ProgressNotificationParams, RequestId,
-    RequestMeta, TraceContext,
+    ClientCapabilities, Implementation, LoggingLevel, RequestId, RequestMeta, TraceContext,
 };
 use crate::seal::InputData;
 use std::sync::Arc;
@@ -293,14 +292,10 @@ impl Progress {
         let Some(token) = &request.meta.progress_token else {
             return false;
         };
-        let params = ProgressNotificationParams {
-            progress_token: token.clone(),
-            progress: number(progress),
-            total: total.map(number),
-            message: message.map(str::to_owned),
-            meta: None,
-        };
-        request.notifier.send("notifications/progress", &params)
+        let total = total.map(number);
+        let render =
+            || super::notify::progress_json(token, &number(progress), total.as_ref(), message);
+        request.notifier.deliver_with(render) == super::notify::Sent::Queued
     }
 }
 
