@@ -5,7 +5,6 @@
 
 mod common;
 
-use bytes::Bytes;
 use common::{HttpResponse, assert_valid_2025, post, send, spawn_http_with, within};
 use http::{Method, StatusCode};
 use http_body_util::BodyExt;
@@ -218,28 +217,10 @@ impl Sse {
         headers: &[(String, String)],
         body: Option<&Value>,
     ) -> Sse {
-        let tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        let (mut sender, conn) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
-                .await
-                .expect("handshake");
-        let conn = tokio::spawn(async move {
-            let _ = conn.await;
-        });
-        let mut req = http::Request::builder()
-            .method(method)
-            .uri("/mcp")
-            .header("host", addr.to_string());
-        for (k, v) in headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
         let bytes = body.map(|b| b.to_string()).unwrap_or_default();
-        let req = req
-            .body(http_body_util::Full::new(Bytes::from(bytes)))
-            .unwrap();
-        let resp = within("the response head", sender.send_request(req))
+        let (resp, conn) = common::engines::send_streaming(addr, method, headers, bytes)
             .await
-            .expect("response");
+            .expect("a response");
         Sse {
             status: resp.status(),
             body: resp.into_body(),

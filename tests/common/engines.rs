@@ -166,14 +166,21 @@ impl Drop for EventStream {
     }
 }
 
-/// Sends `method` to `http://{addr}/mcp` with `headers` and `body` on a connection of its own:
-/// the response, once its status is 200 and its body streams; `Err` says why not.
-pub async fn open_stream(
+/// Sends `method` to `http://{addr}/mcp` with `headers` and `body` on a connection of its own,
+/// and returns the response as soon as its head has come (its body still streaming), with the
+/// task that drives the connection (abort it to close the connection).
+pub async fn send_streaming(
     addr: SocketAddr,
     method: http::Method,
     headers: &[(String, String)],
     body: impl Into<Bytes>,
-) -> Result<EventStream, String> {
+) -> Result<
+    (
+        http::Response<hyper::body::Incoming>,
+        tokio::task::JoinHandle<()>,
+    ),
+    String,
+> {
     let tcp = tokio::net::TcpStream::connect(addr)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -194,11 +201,23 @@ pub async fn open_stream(
     let req = req
         .body(Full::new(body.into()))
         .map_err(|e| e.to_string())?;
-    let resp = tokio::time::timeout(TIMEOUT, sender.send_request(req))
-        .await
-        .map_err(|_| "no response".to_owned())?
-        .map_err(|e| format!("request: {e}"))?;
+    match tokio::time::timeout(TIMEOUT, sender.send_request(req)).await {
+        Ok(Ok(resp)) => Ok((resp, conn)),
+        Ok(Err(e)) => Err(format!("request: {e}")),
+        Err(_) => Err("no response".to_owned()),
+    }
+}
+
+/// [`send_streaming`], for a response that must be 200: its body read event by event.
+pub async fn open_stream(
+    addr: SocketAddr,
+    method: http::Method,
+    headers: &[(String, String)],
+    body: impl Into<Bytes>,
+) -> Result<EventStream, String> {
+    let (resp, conn) = send_streaming(addr, method, headers, body).await?;
     if resp.status() != http::StatusCode::OK {
+        conn.abort();
         return Err(format!("status {}", resp.status()));
     }
     Ok(EventStream {

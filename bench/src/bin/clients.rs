@@ -503,11 +503,26 @@ async fn main() -> Result<(), String> {
         println!("{most} streams: raw axum {floor:.2} KiB per stream, ours {per:.2}");
         return Ok(());
     }
-    if let (Some(front), Some(touch)) = (arg("--front"), arg("--touch")) {
+    let external = match (arg("--front"), arg("--touch")) {
         // Servers started elsewhere: streams opened through `front` (a proxy in front of
         // several instances), the change made on `touch` (one of them).
-        let port = |v: String| v.parse::<u16>().map_err(|e| format!("a port: {e}"));
-        let (front, touch) = (port(front)?, port(touch)?);
+        (Some(front), Some(touch)) => {
+            let port = |v: String| v.parse::<u16>().map_err(|e| format!("a port: {e}"));
+            Some((port(front)?, port(touch)?))
+        }
+        _ => None,
+    };
+    if external.is_some() || arg("--only").as_deref() == Some("fanout") {
+        // Only the fan-out, for iterating on it (on a server of its own unless told where).
+        let own = match external {
+            Some(_) => None,
+            None => Some(Server::start(Kind::Ours)?),
+        };
+        let (front, touch) = match (&own, external) {
+            (Some(server), _) => (server.port, server.port),
+            (None, Some(ports)) => ports,
+            (None, None) => return Err("no server".into()),
+        };
         let streams = open_streams(front, most).await?;
         let rounds = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(5);
         let (latencies, per_round) = fan_out(touch, streams, rounds).await?;
@@ -517,24 +532,6 @@ async fn main() -> Result<(), String> {
             ms(percentile(&latencies, 0.5)),
             ms(percentile(&latencies, 0.99)),
             ms(*latencies.last().unwrap_or(&Duration::ZERO)),
-            per_round
-                .iter()
-                .map(|d| ms(*d))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        return Ok(());
-    }
-    if arg("--only").as_deref() == Some("fanout") {
-        // Only the fan-out, for iterating on it.
-        let ours = Server::start(Kind::Ours)?;
-        let streams = open_streams(ours.port, most).await?;
-        let rounds = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(5);
-        let (latencies, per_round) = fan_out(ours.port, streams, rounds).await?;
-        println!(
-            "fan-out to {most} streams: p50 {} ms, p99 {} ms; p99 per round: {} ms",
-            ms(percentile(&latencies, 0.5)),
-            ms(percentile(&latencies, 0.99)),
             per_round
                 .iter()
                 .map(|d| ms(*d))
