@@ -1,8 +1,8 @@
 //! Three instances behind nginx (`deploy/nginx.conf`), sharing one Redis (`--features redis`;
 //! the test starts `redis-server` and `nginx` on free loopback ports): a multi-round request
 //! whose rounds land on different instances, a listen stream on one instance hearing list
-//! changes and resource updates made on another (latency measured), a task created, read and
-//! cancelled through different instances, and a 2025-11-25 session through nginx whose end is
+//! changes and resource updates made on another (latency measured), a task created, polled,
+//! answered and cancelled through different instances, and a 2025-11-25 session through nginx whose end is
 //! known to every instance. `tests/failover.rs` kills an instance and restarts Redis under load.
 #![cfg(feature = "redis")]
 
@@ -12,8 +12,8 @@ use common::engines::{RedisServer, nginx, open_stream};
 use common::{HttpResponse, post, within};
 use mcp_runtime::redis::Redis;
 use mcp_runtime::{
-    ElicitForm, Elicitation, HttpOptions, KeyRing, PrimitiveKind, RequestContext, Server, resource,
-    tool,
+    Ask, CancellationToken, ElicitForm, Elicitation, HttpOptions, KeyRing, McpError, PrimitiveKind,
+    Progress, RequestContext, Rounds, Server, Step, resource, tool,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -37,6 +37,31 @@ pub fn confirm(#[elicit(message = "Go ahead?")] answer: Elicitation<Answer>) -> 
 #[resource("test://status", name = "status", mime_type = "text/plain")]
 pub fn status() -> String {
     "up".to_owned()
+}
+
+/// Whether `ask_then_wait`'s handler saw its cancellation.
+static STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A task that asks the user a question, says it resumed once answered, then runs until
+/// cancelled.
+#[tool(task = "optional")]
+pub async fn ask_then_wait(
+    #[ctx] rounds: Rounds,
+    progress: Progress,
+    cancel: CancellationToken,
+) -> Result<Step<String>, McpError> {
+    match rounds.state::<String>()? {
+        None => rounds.ask(
+            Ask::new().elicit::<Answer>("go", "Go on?"),
+            &"asked".to_owned(),
+        ),
+        Some(_) => {
+            progress.report(1.0, None, Some("resumed"));
+            cancel.cancelled().await;
+            STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok(Step::Done("stopped".into()))
+        }
+    }
 }
 
 /// Runs until cancelled; a task for clients that declare the extension.
@@ -63,6 +88,7 @@ async fn instance(name: &str, url: &str) -> Instance {
         .redis(&redis)
         .tool(confirm {})
         .tool(long_job {})
+        .tool(ask_then_wait {})
         .resource(status {})
         .build()
         .unwrap();
@@ -198,32 +224,59 @@ async fn three_instances_behind_nginx_share_one_redis() {
         .unwrap();
     drop(call_a);
 
-    // 3. A task created through A, read through B, cancelled through C, read again through A.
+    // 3. A task created through A, polled through B, answered through C (its handler, on A,
+    // resumes), cancelled through A (its handler stops), and read through C.
     let created = call(
         &url(a.addr),
         4,
         "tools/call",
-        json!({"name": "long_job", "arguments": {}}),
+        json!({"name": "ask_then_wait", "arguments": {}}),
     )
     .await;
     let task_id = created["result"]["taskId"]
         .as_str()
         .unwrap_or_else(|| panic!("a task: {created}"))
         .to_owned();
-    let seen = call(&url(b.addr), 5, "tasks/get", json!({"taskId": task_id})).await;
-    assert_eq!(seen["result"]["status"], "working", "{seen}");
-    let cancelled = call(&url(c.addr), 6, "tasks/cancel", json!({"taskId": task_id})).await;
-    assert!(cancelled.get("result").is_some(), "{cancelled}");
-    let mut status = Value::Null;
-    for _ in 0..50 {
-        let now = call(&url(a.addr), 7, "tasks/get", json!({"taskId": task_id})).await;
-        status = now["result"]["status"].clone();
-        if status == "cancelled" {
-            break;
+    let until = |at: SocketAddr, want: &'static str| {
+        let task_id = task_id.clone();
+        async move {
+            for _ in 0..100 {
+                let now = call(&url(at), 5, "tasks/get", json!({"taskId": task_id})).await;
+                let task = &now["result"];
+                if task["status"] == want || task["statusMessage"] == want {
+                    return task.clone();
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("task {task_id} never reached `{want}` through {at}");
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(status, "cancelled");
+    };
+    let asking = until(b.addr, "input_required").await;
+    assert_eq!(
+        asking["inputRequests"]["go"]["method"], "elicitation/create",
+        "{asking}"
+    );
+    let answered = call(
+        &url(c.addr),
+        6,
+        "tasks/update",
+        json!({"taskId": task_id, "inputResponses": {
+            "go": {"action": "accept", "content": {"ok": true}}}}),
+    )
+    .await;
+    assert!(answered.get("result").is_some(), "{answered}");
+    let resumed = until(b.addr, "resumed").await;
+    assert_eq!(resumed["status"], "working", "{resumed}");
+    assert!(!STOPPED.load(std::sync::atomic::Ordering::SeqCst));
+    let cancelled = call(&url(a.addr), 7, "tasks/cancel", json!({"taskId": task_id})).await;
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    until(c.addr, "cancelled").await;
+    within("the handler's cancellation", async {
+        while !STOPPED.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
 
     // 4. A 2025-11-25 session through nginx: served, then ended; every instance says 404.
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
