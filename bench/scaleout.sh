@@ -12,6 +12,8 @@
 # target/h-bench: rebuild mcp-bench without it before `bench/run.sh`, which `run.sh` does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=deploy/nginx-conf.sh
+source deploy/nginx-conf.sh
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target/h-bench}"
 SECONDS_PER_WINDOW="${WINDOW:-5}"
@@ -94,13 +96,7 @@ for n in 1 2 3; do
     report "one instance, direct (no nginx)" "http://127.0.0.1:$first_port/mcp"
   fi
   nginx_port="$(free_port)"
-  mkdir -p "$RUN_DIR/nginx-$n"
-  while IFS= read -r line; do
-    case "$line" in
-      "@SERVERS@") printf '%s' "$servers" ;;
-      *) line="${line//@RUNTIME_DIR@/$RUN_DIR/nginx-$n}"; printf '%s\n' "${line//@NGINX_PORT@/$nginx_port}" ;;
-    esac
-  done < deploy/nginx.conf >"$RUN_DIR/nginx-$n/nginx.conf"
+  nginx_conf "$RUN_DIR/nginx-$n" "$nginx_port" "$servers"
   nginx -p "$RUN_DIR/nginx-$n" -c "$RUN_DIR/nginx-$n/nginx.conf" &
   PIDS+=("$!")
   wait_port "$nginx_port"
@@ -126,15 +122,7 @@ for i in 1 2 3; do
   first_port="${first_port:-$port}"
 done
 nginx_port="$(free_port)"
-mkdir -p "$RUN_DIR/nginx-fanout"
-while IFS= read -r line; do
-  case "$line" in
-    "@SERVERS@") printf '%s' "$servers" ;;
-    *) line="${line//@RUNTIME_DIR@/$RUN_DIR/nginx-fanout}"
-       line="${line//worker_connections 4096/worker_connections 16384}"
-       printf '%s\n' "${line//@NGINX_PORT@/$nginx_port}" ;;
-  esac
-done < deploy/nginx.conf >"$RUN_DIR/nginx-fanout/nginx.conf"
+nginx_conf "$RUN_DIR/nginx-fanout" "$nginx_port" "$servers" 16384
 nginx -p "$RUN_DIR/nginx-fanout" -c "$RUN_DIR/nginx-fanout/nginx.conf" &
 PIDS+=("$!")
 wait_port "$nginx_port"

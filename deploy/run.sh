@@ -12,6 +12,8 @@
 # for 2025-11-25 clients and the readiness probe on GET /health.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=deploy/nginx-conf.sh
+source deploy/nginx-conf.sh
 
 REDIS_PORT="${REDIS_PORT:-6390}"
 NGINX_PORT="${NGINX_PORT:-8100}"
@@ -49,13 +51,7 @@ for port in "${PORTS[@]}"; do
   SERVERS+="        server 127.0.0.1:$port max_fails=1 fail_timeout=2s;"$'\n'
 done
 
-mkdir -p "$RUN_DIR/nginx"
-while IFS= read -r line; do
-  case "$line" in
-    "@SERVERS@") printf '%s' "$SERVERS" ;;
-    *) line="${line//@RUNTIME_DIR@/$RUN_DIR/nginx}"; printf '%s\n' "${line//@NGINX_PORT@/$NGINX_PORT}" ;;
-  esac
-done < deploy/nginx.conf >"$RUN_DIR/nginx/nginx.conf"
+nginx_conf "$RUN_DIR/nginx" "$NGINX_PORT" "$SERVERS"
 nginx -p "$RUN_DIR/nginx" -c "$RUN_DIR/nginx/nginx.conf" &
 PIDS+=("$!")
 
