@@ -90,7 +90,12 @@ impl Dispatcher {
             let owner = cx.caller().map(|c| c.binding_key().to_string());
             let mut mine = Vec::new();
             for task in wanted {
-                if !mine.contains(&task) && self.owned_task(&task, owner.as_deref()).await.is_ok() {
+                if mine.contains(&task) {
+                    continue;
+                }
+                // Boxed: held inline, its state would size every listen stream's future.
+                let owned = Box::pin(self.owned_task(&task, owner.as_deref()));
+                if owned.await.is_ok() {
                     mine.push(task);
                 }
             }
@@ -161,7 +166,8 @@ impl Dispatcher {
                 }
                 Change::Task(task) if watched(&honoured, &task) => {
                     let owner = cx.caller().map(|c| c.binding_key().to_string());
-                    match self.owned_task(&task, owner.as_deref()).await {
+                    // Boxed, as above: only task changes pay for it.
+                    match Box::pin(self.owned_task(&task, owner.as_deref())).await {
                         Ok(record) => notifier.deliver(
                             "notifications/tasks",
                             &TaskNotificationParams {

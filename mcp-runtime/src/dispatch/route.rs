@@ -135,9 +135,17 @@ impl Dispatcher {
             }
             Ok(work) => work,
         };
-        let d = self.clone();
-        let run = move || async move { d.run(work).await };
-        let pending = self.finish(run, id.clone(), timeout, &span);
+        let pending = match work {
+            // A future of its own (a listen stream, a `tasks/*` method): answered as it is, so
+            // that the call's future is not sized for a tool call's state (a listen stream
+            // held ~1,500 bytes more).
+            Work::Other(fut) => self.finish(move || fut, id.clone(), timeout, &span),
+            work => {
+                let d = self.clone();
+                let run = move || async move { d.run(work).await };
+                self.finish(run, id.clone(), timeout, &span)
+            }
+        };
         Call::new(id, rx, Some(pending), None, request, observe)
     }
 
