@@ -168,7 +168,9 @@ impl ServerBuilder {
     /// every third of this, one store write each time). With instances sharing a task store,
     /// a task whose instance stopped (killed, crashed) is failed with a clear error by the
     /// first instance that reads it after the lease has passed, instead of staying `working`
-    /// until its lifetime ends. The instances' clocks must agree to well within this.
+    /// until its lifetime ends. The instances' clocks must agree to well within this, and the
+    /// lease should outlast the task-store outages you expect to ride out: a runner that cannot
+    /// reach the store for longer than the lease is taken for gone, and its task is failed.
     ///
     /// ```
     /// use std::time::Duration;
