@@ -9,6 +9,7 @@
 //! disconnects: only `notifications/cancelled` cancels it.
 
 use super::negotiate::AcceptSet;
+use super::sse::KeepAlive;
 use super::{Endpoint, json_response, plain_status};
 use crate::context::Caller;
 use crate::legacy::{Incoming, Legacy, LiveSession, Next, Reply, Request, StreamLog, Unusable};
@@ -325,19 +326,14 @@ fn changes(legacy: Arc<Legacy>, session_id: String, live: Arc<LiveSession>) -> F
 fn stream(frames: Frames, keepalive: Duration) -> Response {
     let body = FrameBody {
         frames,
-        keepalive: {
-            let mut i =
-                tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
-            i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            i
-        },
+        keepalive: KeepAlive::new(keepalive),
     };
     super::sse::stream_response(Body::from_stream(body))
 }
 
 struct FrameBody {
     frames: Frames,
-    keepalive: tokio::time::Interval,
+    keepalive: KeepAlive,
 }
 
 impl futures_core::Stream for FrameBody {
@@ -352,8 +348,8 @@ impl futures_core::Stream for FrameBody {
         match this.frames.poll_recv(cx) {
             Poll::Ready(Some(frame)) => Poll::Ready(Some(Ok(frame))),
             Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => match this.keepalive.poll_tick(cx) {
-                Poll::Ready(_) => Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n")))),
+            Poll::Pending => match this.keepalive.poll_due(cx) {
+                Poll::Ready(()) => Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n")))),
                 Poll::Pending => Poll::Pending,
             },
         }

@@ -54,10 +54,10 @@ impl SseBody {
     }
 }
 
-/// When the next keep-alive comment is due. The stream is polled again after every message it
-/// sends; the timer is polled only when it is due or the stream's waker changed (polling it
+/// When the next keep-alive comment of an SSE stream (this module's, and a 2025-11-25
+/// session's) is due. The stream is polled again after every message it sends; the timer is polled only when it is due or the stream's waker changed (polling it
 /// each time cost ~1,100 instructions per message on a listen stream).
-struct KeepAlive {
+pub(super) struct KeepAlive {
     sleep: Pin<Box<tokio::time::Sleep>>,
     every: Duration,
     /// The waker the timer holds, once it has been polled and found pending.
@@ -65,7 +65,7 @@ struct KeepAlive {
 }
 
 impl KeepAlive {
-    fn new(every: Duration) -> Self {
+    pub(super) fn new(every: Duration) -> Self {
         KeepAlive {
             sleep: Box::pin(tokio::time::sleep(every)),
             every,
@@ -74,7 +74,7 @@ impl KeepAlive {
     }
 
     /// Ready when a comment is due (then the next one is due `every` later).
-    fn poll_due(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    pub(super) fn poll_due(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         if let Some(waker) = &self.armed
             && waker.will_wake(cx.waker())
             && tokio::time::Instant::now() < self.sleep.deadline()
