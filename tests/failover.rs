@@ -107,13 +107,9 @@ async fn failover_instance() {
         .resource(status {})
         .build()
         .expect("the instance builds");
-    let ready = redis.clone();
     let options = HttpOptions::default()
         .health("/health")
-        .ready_when(move || {
-            let redis = ready.clone();
-            Box::pin(async move { redis.ready().await })
-        });
+        .ready_when(redis.ready_check());
     let listener = tokio::net::TcpListener::bind(&addr).await.expect("bind");
     server.serve(listener, options).await.expect("serves");
 }

@@ -225,13 +225,9 @@ async fn the_health_endpoint_says_whether_redis_answers() {
         .redis(&connection)
         .build()
         .unwrap();
-    let ready = connection.clone();
     let options = mcp_runtime::HttpOptions::default()
         .health("/health")
-        .ready_when(move || {
-            let redis = ready.clone();
-            Box::pin(async move { redis.ready().await })
-        });
+        .ready_when(connection.ready_check());
     let http = common::spawn_http_with(server, options).await;
     let url = format!("http://{}/health", http.addr);
     let resp = common::send(http::Method::GET, &url, &[], "").await;

@@ -18,13 +18,9 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     // changes, tasks and 2025-11-25 sessions through Redis, with a readiness endpoint.
     #[cfg(feature = "redis")]
     if let Some(redis) = mcp_runtime::redis::Redis::from_env().await? {
-        let ready = redis.clone();
         let options = mcp_runtime::HttpOptions::default()
             .health("/health")
-            .ready_when(move || {
-                let redis = ready.clone();
-                Box::pin(async move { redis.ready().await })
-            });
+            .ready_when(redis.ready_check());
         let server = server::builder(None).redis(&redis).build()?;
         return server
             .run_with(mcp_runtime::RunMode::from_args()?, options)

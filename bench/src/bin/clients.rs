@@ -514,14 +514,13 @@ async fn main() -> Result<(), String> {
     };
     if external.is_some() || arg("--only").as_deref() == Some("fanout") {
         // Only the fan-out, for iterating on it (on a server of its own unless told where).
-        let own = match external {
-            Some(_) => None,
-            None => Some(Server::start(Kind::Ours)?),
-        };
-        let (front, touch) = match (&own, external) {
-            (Some(server), _) => (server.port, server.port),
-            (None, Some(ports)) => ports,
-            (None, None) => return Err("no server".into()),
+        let (_own, front, touch) = match external {
+            Some((front, touch)) => (None, front, touch),
+            None => {
+                let server = Server::start(Kind::Ours)?;
+                let port = server.port;
+                (Some(server), port, port)
+            }
         };
         let streams = open_streams(front, most).await?;
         let rounds = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(5);

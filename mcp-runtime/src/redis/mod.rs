@@ -35,6 +35,7 @@ pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
 use crate::error::BuildError;
+use crate::registry::BoxFuture;
 use ::redis::aio::ConnectionManager;
 use std::time::Duration;
 
@@ -158,5 +159,24 @@ impl Redis {
             tokio::time::timeout(Duration::from_secs(2), answer).await,
             Ok(Ok(_))
         )
+    }
+
+    /// [`ready`](Self::ready) as a check for the health endpoint
+    /// ([`HttpOptions::ready_when`](crate::HttpOptions::ready_when)): the instance says it is
+    /// not ready while Redis does not answer.
+    ///
+    /// ```no_run
+    /// # async fn demo(redis: mcp_runtime::redis::Redis) {
+    /// let options = mcp_runtime::HttpOptions::default()
+    ///     .health("/health")
+    ///     .ready_when(redis.ready_check());
+    /// # }
+    /// ```
+    pub fn ready_check(&self) -> impl Fn() -> BoxFuture<'static, bool> + Send + Sync + 'static {
+        let redis = self.clone();
+        move || {
+            let redis = redis.clone();
+            Box::pin(async move { redis.ready().await })
+        }
     }
 }

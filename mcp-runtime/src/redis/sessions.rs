@@ -1,6 +1,6 @@
 //! [`RedisSessionStore`]: 2025-11-25 sessions as JSON values in Redis, expired once idle.
 
-use super::cas::{self, failed};
+use super::cas::{self, decode, encode, failed};
 use crate::error::McpError;
 use crate::legacy::{SessionChange, SessionRecord, SessionStore};
 use crate::registry::BoxFuture;
@@ -28,15 +28,8 @@ impl std::fmt::Debug for RedisSessionStore {
     }
 }
 
-fn decode(text: &str) -> Result<SessionRecord, McpError> {
-    serde_json::from_str(text)
-        .map_err(|e| McpError::internal(format!("a session in Redis is not readable: {e}")))
-}
-
-fn encode(session: &SessionRecord) -> Result<String, McpError> {
-    serde_json::to_string(session)
-        .map_err(|e| McpError::internal(format!("a session could not be written: {e}")))
-}
+/// What the kept values are called in errors.
+const WHAT: &str = "session";
 
 impl RedisSessionStore {
     pub(super) fn new(conn: ConnectionManager, prefix: &str, idle: Duration) -> Self {
@@ -55,7 +48,7 @@ impl RedisSessionStore {
         let mut conn = self.conn.clone();
         let stored: Option<String> = ::redis::cmd("SET")
             .arg(self.key(&session.id))
-            .arg(encode(&session)?)
+            .arg(encode(WHAT, &session)?)
             .arg("NX")
             .arg("PX")
             .arg(self.idle_ms)
@@ -78,7 +71,7 @@ impl RedisSessionStore {
             .query_async(&mut conn)
             .await
             .map_err(failed)?;
-        text.map(|t| decode(&t).map(Arc::new)).transpose()
+        text.map(|t| decode(WHAT, &t).map(Arc::new)).transpose()
     }
 
     async fn update_now(
@@ -86,13 +79,9 @@ impl RedisSessionStore {
         id: &str,
         change: SessionChange<'_>,
     ) -> Result<Option<Arc<SessionRecord>>, McpError> {
-        let changed = cas::update(&self.conn, &self.key(id), self.idle_ms, |text| {
-            let mut session = decode(text)?;
-            change(&mut session);
-            encode(&session)
-        })
-        .await?;
-        changed.map(|t| decode(&t).map(Arc::new)).transpose()
+        let key = self.key(id);
+        let changed = cas::update_json(&self.conn, &key, self.idle_ms, WHAT, change).await?;
+        Ok(changed.map(Arc::new))
     }
 
     async fn end_now(&self, id: &str) -> Result<bool, McpError> {

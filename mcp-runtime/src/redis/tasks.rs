@@ -1,6 +1,6 @@
 //! [`RedisTaskStore`]: tasks as JSON values in Redis, expired by Redis.
 
-use super::cas::{self, failed};
+use super::cas::{self, decode, encode, failed};
 use crate::error::McpError;
 use crate::registry::BoxFuture;
 use crate::tasks::{TaskChange, TaskRecord, TaskStore};
@@ -24,15 +24,8 @@ impl std::fmt::Debug for RedisTaskStore {
     }
 }
 
-fn decode(text: &str) -> Result<TaskRecord, McpError> {
-    serde_json::from_str(text)
-        .map_err(|e| McpError::internal(format!("a task in Redis is not readable: {e}")))
-}
-
-fn encode(task: &TaskRecord) -> Result<String, McpError> {
-    serde_json::to_string(task)
-        .map_err(|e| McpError::internal(format!("a task could not be written: {e}")))
-}
+/// What the kept values are called in errors.
+const WHAT: &str = "task";
 
 impl RedisTaskStore {
     pub(super) fn new(conn: ConnectionManager, prefix: &str) -> Self {
@@ -49,7 +42,9 @@ impl RedisTaskStore {
     async fn create_now(&self, task: TaskRecord) -> Result<(), McpError> {
         let mut conn = self.conn.clone();
         let mut set = ::redis::cmd("SET");
-        set.arg(self.key(&task.id)).arg(encode(&task)?).arg("NX");
+        set.arg(self.key(&task.id))
+            .arg(encode(WHAT, &task)?)
+            .arg("NX");
         if let Some(ttl) = task.ttl_ms {
             let left = (task.created_ms + ttl).saturating_sub(crate::tasks::time::now_ms());
             set.arg("PX").arg(left.max(1));
@@ -72,7 +67,7 @@ impl RedisTaskStore {
             .await
             .map_err(failed)?;
         let Some(text) = text else { return Ok(None) };
-        let task = decode(&text)?;
+        let task: TaskRecord = decode(WHAT, &text)?;
         Ok((!task.is_expired(crate::tasks::time::now_ms())).then_some(task))
     }
 
@@ -81,13 +76,7 @@ impl RedisTaskStore {
         id: &str,
         change: TaskChange<'_>,
     ) -> Result<Option<TaskRecord>, McpError> {
-        let changed = cas::update(&self.conn, &self.key(id), 0, |text| {
-            let mut task = decode(text)?;
-            change(&mut task);
-            encode(&task)
-        })
-        .await?;
-        changed.map(|text| decode(&text)).transpose()
+        cas::update_json(&self.conn, &self.key(id), 0, WHAT, change).await
     }
 }
 
