@@ -255,7 +255,16 @@ async fn sampling_prompts_interpolate_and_inputs_are_answered_by_callbacks() {
         .await
         .unwrap();
     assert_eq!(r.text(), "Groceries (2 roots, short)");
-    assert_eq!(*prompts.lock().unwrap(), ["Suggest a short title."]);
+    // An interpolated prompt is written per call (a literal one is written once per process).
+    let r = client
+        .call_tool("title", json!({"style": "long"}))
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "Groceries (2 roots, long)");
+    assert_eq!(
+        *prompts.lock().unwrap(),
+        ["Suggest a short title.", "Suggest a long title."]
+    );
 
     // A client that cannot answer says which input it lacked.
     let client = TestClient::new(notes_server()).roots(["file:///tmp"]);

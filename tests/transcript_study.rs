@@ -105,8 +105,17 @@ async fn mrtr_across_two_instances_sharing_only_the_key() {
         "tools/call",
         json!({"name": "prepare_review", "arguments": arguments, "_meta": caps_meta(caps.clone())}),
     );
-    let resp = call(&a.url(), &first).await.json();
+    let answered = call(&a.url(), &first).await;
+    let resp = answered.json();
     assert_eq!(resp["id"], expected["initialRequestId"]);
+    // Asked again, the declared requests come from where their JSON was written once: the
+    // same bytes up to the fresh state.
+    let again = call(&a.url(), &first).await;
+    let requests = |body: &[u8]| {
+        let text = String::from_utf8_lossy(body).into_owned();
+        text[..text.find("\"requestState\"").expect("a requestState")].to_owned()
+    };
+    assert_eq!(requests(&again.body), requests(&answered.body));
     let mut got = resp["result"].clone();
     let state = got["requestState"]
         .as_str()

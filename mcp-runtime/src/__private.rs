@@ -3,7 +3,7 @@
 
 pub use crate::context::{FromContext, RequestContext, State, StateNeed};
 pub use crate::error::{McpError, SourceLocation};
-pub use crate::mrtr::{ElicitForm, FormField, InputSet};
+pub use crate::mrtr::{AskOnce, ElicitForm, FormField, InputSet};
 pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::registry::{
     AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,

@@ -351,7 +351,7 @@ impl TestClient {
 
     fn answer(&self, key: &str, request: &InputRequest) -> Result<Value, ClientError> {
         let unanswered = || ClientError::Unanswered(key.to_owned());
-        match request {
+        match request.typed() {
             InputRequest::Elicit(ElicitRequestParams::Form(form)) => {
                 let elicit = self.elicit.as_ref().ok_or_else(unanswered)?;
                 Ok(match elicit(&form.message, &form.requested_schema) {
@@ -369,7 +369,7 @@ impl TestClient {
                     "model": "test-model",
                 }))
             }
-            InputRequest::ListRoots(_) => {
+            _ => {
                 let roots = self.roots.as_ref().ok_or_else(unanswered)?;
                 let roots: Vec<Value> = roots.iter().map(|uri| json!({"uri": uri})).collect();
                 Ok(json!({"roots": roots}))

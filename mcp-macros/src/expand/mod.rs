@@ -390,6 +390,21 @@ fn text(func: &Function, lit: &syn::LitStr) -> TokenStream {
     quote!(&::std::format!(#lit, #(#values),*))
 }
 
+/// Whether a text is the same on every call (no `{argument}` placeholders).
+fn plain(lit: &syn::LitStr) -> bool {
+    crate::interpolate::placeholders(&lit.value())
+        .unwrap_or_default()
+        .is_empty()
+}
+
+/// `ask` with a `static` place of its own, `__MCP_ASK`, where its request is written once.
+fn once(p: &TokenStream, ask: TokenStream) -> TokenStream {
+    quote!({
+        static __MCP_ASK: #p::AskOnce = #p::AskOnce::new();
+        #ask
+    })
+}
+
 /// What the parameters declare on the builder: `needs(..)` for every context parameter that
 /// needs shared state (`State<T>`, or `&self`), so that building a server without the state
 /// fails instead of the first call; `asks_client_input()` when the function asks the client for
@@ -488,16 +503,34 @@ pub(crate) fn context_and_inputs(
                     }
                     None => quote!(::core::option::Option::None::<&str>),
                 };
+                let fixed = plain(prompt) && system_prompt.as_ref().is_none_or(plain);
                 let prompt = text(func, prompt);
-                quote!(__mcp_inputs.sample_prompt(#key, #required, #prompt, #max_tokens, #system))
+                match fixed {
+                    true => once(
+                        &p,
+                        quote!(__mcp_inputs.sample_prompt_once(&__MCP_ASK, #key, #required, #prompt, #max_tokens, #system)),
+                    ),
+                    false => {
+                        quote!(__mcp_inputs.sample_prompt(#key, #required, #prompt, #max_tokens, #system))
+                    }
+                }
             }
             InputKind::Elicit { message, form } => {
                 let form = match form {
                     Some(t) => quote!(#t),
                     None => quote!(_),
                 };
+                let fixed = plain(message);
                 let message = text(func, message);
-                quote_spanned!(param.ty.span()=> __mcp_inputs.elicit::<#form>(#key, #required, #message))
+                match fixed {
+                    true => once(
+                        &p,
+                        quote_spanned!(param.ty.span()=> __mcp_inputs.elicit_once::<#form>(&__MCP_ASK, #key, #required, #message)),
+                    ),
+                    false => {
+                        quote_spanned!(param.ty.span()=> __mcp_inputs.elicit::<#form>(#key, #required, #message))
+                    }
+                }
             }
         };
         out.extend(quote!(let #slot = #ask;));

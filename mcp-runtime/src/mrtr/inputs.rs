@@ -10,11 +10,12 @@ use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::{
     CreateMessageRequestParams, InputRequest, InputRequests, InputRequiredResult, ListRootsParams,
-    ResultType,
+    PreparedRequest, ResultType,
 };
 use crate::seal::Answers;
 use serde_json::value::RawValue;
 use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
 
 /// Parameters of a sampling request with one user message.
 pub fn sample_params(
@@ -26,6 +27,48 @@ pub fn sample_params(
     p.system_prompt = system_prompt.map(str::to_owned);
     p
 }
+
+/// Where one declaration keeps its request once written as JSON: a `static` per declaration
+/// whose texts never change (what `#[tool]` generates for `#[sample]` and `#[elicit]` parameters
+/// with literal texts). The first call that asks writes it; every later one copies it out.
+///
+/// ```
+/// use mcp_runtime::mrtr::{AskOnce, InputSet};
+/// use mcp_runtime::RequestContext;
+///
+/// static GOAL: AskOnce = AskOnce::new();
+///
+/// fn declare(cx: &RequestContext) -> Result<(), mcp_runtime::McpError> {
+///     let mut inputs = InputSet::new(cx)?;
+///     let _goal = inputs.sample_prompt_once(&GOAL, "goal", true, "Name one goal.", 40, None);
+///     Ok(())
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub struct AskOnce(OnceLock<InputRequest>);
+
+impl AskOnce {
+    /// An empty place (usable in a `static`).
+    pub const fn new() -> AskOnce {
+        AskOnce(OnceLock::new())
+    }
+
+    /// The request, written by `build` on the first call.
+    fn get(&self, build: impl FnOnce() -> InputRequest) -> InputRequest {
+        self.0.get_or_init(|| prepared(build())).clone()
+    }
+}
+
+/// `request` with its JSON written once (as it is if it cannot be written: asked as usual).
+fn prepared(request: InputRequest) -> InputRequest {
+    match PreparedRequest::new(request.clone()) {
+        Ok(p) => InputRequest::Prepared(Arc::new(p)),
+        Err(_) => request,
+    }
+}
+
+/// Every `roots/list` input asks the same.
+static ROOTS: AskOnce = AskOnce::new();
 
 struct SlotSpec {
     key: &'static str,
@@ -106,7 +149,7 @@ impl InputSet {
     /// Declares a `roots/list` input.
     pub fn roots(&mut self, key: &'static str, required: bool) -> Slot<Roots> {
         self.push(key, required, Need::Roots, || {
-            InputRequest::ListRoots(Some(ListRootsParams::default()))
+            ROOTS.get(|| InputRequest::ListRoots(Some(ListRootsParams::default())))
         })
     }
 
@@ -137,6 +180,22 @@ impl InputSet {
         })
     }
 
+    /// [`sample_prompt`](Self::sample_prompt) with the request written once into `once`: the
+    /// texts must be the same on every call.
+    pub fn sample_prompt_once(
+        &mut self,
+        once: &'static AskOnce,
+        key: &'static str,
+        required: bool,
+        prompt: &str,
+        max_tokens: u64,
+        system_prompt: Option<&str>,
+    ) -> Slot<Sampled> {
+        self.push(key, required, Need::Sampling, || {
+            once.get(|| InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt)))
+        })
+    }
+
     /// Declares a form elicitation.
     pub fn elicit<T: ElicitForm + Send + 'static>(
         &mut self,
@@ -146,6 +205,20 @@ impl InputSet {
     ) -> Slot<Elicitation<T>> {
         self.push(key, required, Need::ElicitForm, || {
             elicit_request(message, T::shared_schema())
+        })
+    }
+
+    /// [`elicit`](Self::elicit) with the request written once into `once`: the message must be
+    /// the same on every call.
+    pub fn elicit_once<T: ElicitForm + Send + 'static>(
+        &mut self,
+        once: &'static AskOnce,
+        key: &'static str,
+        required: bool,
+        message: &str,
+    ) -> Slot<Elicitation<T>> {
+        self.push(key, required, Need::ElicitForm, || {
+            once.get(|| elicit_request(message, T::shared_schema()))
         })
     }
 

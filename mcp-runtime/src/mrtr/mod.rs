@@ -27,5 +27,5 @@ mod rounds;
 pub use crate::seal::{DEFAULT_STATE_TTL, KeyRing, MAX_ROUNDS, MAX_STATE_BYTES};
 pub use answers::{Elicitation, FromAnswer, Roots, Sampled};
 pub use form::{ElicitForm, FormField};
-pub use inputs::{InputSet, Slot, sample_params};
+pub use inputs::{AskOnce, InputSet, Slot, sample_params};
 pub use rounds::{Ask, Rounds, Step};

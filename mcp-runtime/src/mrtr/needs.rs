@@ -40,11 +40,11 @@ impl Need {
 }
 
 pub(super) fn need_of(request: &InputRequest) -> Need {
-    match request {
+    match request.typed() {
         InputRequest::Elicit(ElicitRequestParams::Url(_)) => Need::ElicitUrl,
         InputRequest::Elicit(_) => Need::ElicitForm,
         InputRequest::Sample(_) => Need::Sampling,
-        InputRequest::ListRoots(_) => Need::Roots,
+        _ => Need::Roots,
     }
 }
 
