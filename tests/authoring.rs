@@ -236,6 +236,44 @@ async fn elicitation_messages_interpolate_the_arguments() {
     assert_eq!(r.text(), "kept");
 }
 
+/// Asks with literal braces and no argument in the text.
+#[tool]
+async fn braced(
+    #[elicit(message = "Pick a {{label}}.")] label: Elicitation<String>,
+    #[sample(prompt = "Name the {{set}} {{{{ }}}}", max_tokens = 5)] set: Sampled,
+) -> String {
+    format!(
+        "{} {}",
+        matches!(label, Elicitation::Accepted(_)),
+        set.text()
+    )
+}
+
+#[tokio::test]
+async fn doubled_braces_are_one_brace_with_or_without_arguments() {
+    let texts = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let (elicited, sampled) = (texts.clone(), texts.clone());
+    let server = Server::builder().tool(braced {}).build().unwrap();
+    let client = TestClient::new(server)
+        .on_elicit(move |message, _| {
+            elicited.lock().unwrap().push(message.to_owned());
+            Elicited::Accept(json!({"value": "x"}))
+        })
+        .on_sample(move |params| {
+            let text = serde_json::to_value(&params.messages).unwrap()[0]["content"]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            sampled.lock().unwrap().push(text);
+            "set".to_owned()
+        });
+    let r = client.call_tool("braced", json!({})).await.unwrap();
+    assert_eq!(r.text(), "true set");
+    let mut got = texts.lock().unwrap().clone();
+    got.sort();
+    assert_eq!(got, ["Name the {set} {{ }}", "Pick a {label}."]);
+}
+
 #[tokio::test]
 async fn sampling_prompts_interpolate_and_inputs_are_answered_by_callbacks() {
     let prompts = std::sync::Arc::new(Mutex::new(Vec::new()));

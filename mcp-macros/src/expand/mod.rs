@@ -376,6 +376,9 @@ pub(crate) fn meta(paths: &Paths, builder: &Ident, expr: &syn::Expr) -> TokenStr
 fn text(func: &Function, lit: &syn::LitStr) -> TokenStream {
     let names = crate::interpolate::placeholders(&lit.value()).unwrap_or_default();
     if names.is_empty() {
+        // No argument to insert: `{{` and `}}` are braces here too, as `format!` reads them.
+        let text = lit.value().replace("{{", "{").replace("}}", "}");
+        let lit = syn::LitStr::new(&text, lit.span());
         return quote!(#lit);
     }
     let values = names.iter().filter_map(|name| {
