@@ -60,13 +60,22 @@ impl Response {
         result: &T,
         capacity: usize,
     ) -> Response {
+        Response::result_written(id, capacity, |buf| serde_json::to_writer(buf, result))
+    }
+
+    /// A result whose JSON `write` appends to the buffer (`capacity` bytes to start with).
+    pub(crate) fn result_written(
+        id: &RequestId,
+        capacity: usize,
+        write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> Response {
         // The envelope's keys are constants, written as bytes rather than through a serializer
         // (`JsonRpcResultResponse` would cost a map serializer per request on the hot path).
         let mut buf = Vec::with_capacity(capacity);
         buf.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         let written = serde_json::to_writer(&mut buf, id).and_then(|()| {
             buf.extend_from_slice(br#","result":"#);
-            serde_json::to_writer(&mut buf, result)
+            write(&mut buf)
         });
         buf.push(b'}');
         match written {

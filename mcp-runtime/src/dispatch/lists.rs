@@ -11,7 +11,6 @@ use crate::protocol::{
 };
 use crate::registry::{NameIndex, PrimitiveKind, Registry, Requirement};
 use base64::Engine as _;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
@@ -135,52 +134,73 @@ impl Dispatcher {
                 )?,
             ),
         };
-        let items = match method {
-            Method::ToolsList => PageItems::Tools(page),
-            Method::ResourcesList => PageItems::Resources(page),
-            Method::ResourceTemplatesList => PageItems::ResourceTemplates(page),
-            _ => PageItems::Prompts(page),
+        let items_key = match method {
+            Method::ToolsList => "tools",
+            Method::ResourcesList => "resources",
+            Method::ResourceTemplatesList => "resourceTemplates",
+            _ => "prompts",
         };
         let cache_scope = match visible {
             Some(_) => CacheScope::Private,
             None => hint.scope,
         };
-        Ok(Response::result(
-            id,
-            &Page {
-                result_type: ResultType::Complete,
-                items,
-                next_cursor,
-                ttl_ms: hint.ttl_ms,
-                cache_scope,
-                meta: self.result_meta(),
-            },
-        ))
+        // Sized for the items and the fields around them: a page of 50 tools is ~15 KB, and a
+        // buffer grown from the default 512 bytes was copied five times (1.3k instructions).
+        let size: usize = page.iter().map(|item| item.get().len() + 1).sum();
+        let page = Page {
+            items_key,
+            items: page,
+            next_cursor,
+            ttl_ms: hint.ttl_ms,
+            cache_scope,
+            meta: self.result_meta(),
+        };
+        Ok(Response::result_written(id, size + 512, |out| {
+            page.write(out)
+        }))
     }
 }
 
 /// A page of a list result: the items' JSON is serialized once, when the registry is built.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct Page<'a> {
-    result_type: ResultType,
-    #[serde(flatten)]
-    items: PageItems<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `tools`, `resources`, `resourceTemplates` or `prompts`.
+    items_key: &'static str,
+    items: Vec<&'a RawValue>,
     next_cursor: Option<String>,
     ttl_ms: u64,
     cache_scope: CacheScope,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<ResultMeta>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-enum PageItems<'a> {
-    Tools(Vec<&'a RawValue>),
-    Resources(Vec<&'a RawValue>),
-    ResourceTemplates(Vec<&'a RawValue>),
-    Prompts(Vec<&'a RawValue>),
+impl Page<'_> {
+    /// Appends the page's JSON. Written by hand: through serde (a flattened enum of raw
+    /// values) a page of 50 tools cost 1.7k instructions more.
+    fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(br#"{"resultType":"complete",""#);
+        out.extend_from_slice(self.items_key.as_bytes());
+        out.extend_from_slice(b"\":[");
+        for (i, item) in self.items.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(item.get().as_bytes());
+        }
+        out.push(b']');
+        if let Some(cursor) = &self.next_cursor {
+            out.extend_from_slice(br#","nextCursor":"#);
+            serde_json::to_writer(&mut *out, cursor)?;
+        }
+        out.extend_from_slice(br#","ttlMs":"#);
+        serde_json::to_writer(&mut *out, &self.ttl_ms)?;
+        out.extend_from_slice(br#","cacheScope":"#);
+        serde_json::to_writer(&mut *out, &self.cache_scope)?;
+        if let Some(meta) = &self.meta {
+            out.extend_from_slice(br#","_meta":"#);
+            serde_json::to_writer(&mut *out, meta)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 
 /// An opaque, stable cursor: the name (or URI) of the last item of the previous page.
