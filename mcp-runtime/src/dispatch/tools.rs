@@ -77,25 +77,24 @@ impl Dispatcher {
             }
         };
         let validator = entry.validator()?;
-        // The text was delimited without reading it: a tree the checks below read must be
-        // buildable, or they would see an empty object (found by the hostile-input suite: a
+        // The text was delimited without reading it: what the checks below read must be
+        // readable, or they would see an empty object (found by the hostile-input suite: a
         // value nested past the recursion limit skipped the `Mcp-Param-*` check).
-        if (!entry.headers.is_empty() || validator.needs_tree())
-            && let Err(e) = arguments.try_value()
-        {
-            return Err(McpError::invalid_params(format!(
+        let unreadable = |e: String| {
+            McpError::invalid_params(format!(
                 "Invalid params: the arguments of tool `{}` cannot be read: {e}",
                 params.name
-            )));
+            ))
+        };
+        if !entry.headers.is_empty() {
+            arguments.try_value().map_err(unreadable)?;
         }
         if let Some(checks) = checks
             && !entry.headers.is_empty()
         {
             checks.check_arguments(&entry.headers, arguments.as_map())?;
         }
-        if validator.needs_tree()
-            && let Some(problems) = validator.check(arguments.as_value())
-        {
+        if let Some(problems) = validator.check(arguments.json()).map_err(unreadable)? {
             let mut result = CallToolResult::error(format!(
                 "Invalid arguments for tool `{}`: {problems}",
                 params.name

@@ -1,5 +1,8 @@
 //! JSON Schema generation (schemars, 2020-12) and compiled validation of tool arguments.
 
+mod doc;
+
+use doc::{Borrowed, Doc};
 use serde_json::{Map, Value};
 
 /// The clean 2020-12 schema of `T`: no `$schema`, no root `title`, no numeric `format` noise.
@@ -98,14 +101,14 @@ pub(crate) fn enforced_by_types(schema: &Map<String, Value>) -> bool {
 pub(crate) enum ArgumentValidator {
     /// The typed parse of the handler enforces the whole (generated) schema.
     TypedParse,
-    /// A compiled JSON Schema validator.
-    Schema(Box<jsonschema::Validator>),
+    /// A compiled JSON Schema validator, reading the arguments borrowed from their text.
+    Schema(Box<jsonschema::Validator<Borrowed>>),
 }
 
 impl ArgumentValidator {
     pub(crate) fn compile(schema: &Map<String, Value>) -> Result<Self, String> {
         let schema = Value::Object(schema.clone());
-        jsonschema::options()
+        jsonschema::options_for::<Borrowed>()
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
             .build(&schema)
@@ -113,21 +116,18 @@ impl ArgumentValidator {
             .map_err(|e| e.to_string())
     }
 
-    /// Whether [`check`](Self::check) looks at the arguments (a JSON tree has to be built).
-    pub(crate) fn needs_tree(&self) -> bool {
-        matches!(self, ArgumentValidator::Schema(_))
-    }
-
-    /// `None` when valid; otherwise one sentence per violation, naming the field.
-    pub(crate) fn check(&self, args: &Value) -> Option<String> {
+    /// `Ok(None)` when `arguments` (a JSON object's text) are valid; otherwise one sentence per
+    /// violation, naming the field. `Err` when the text cannot be read (too deeply nested).
+    pub(crate) fn check(&self, arguments: &str) -> Result<Option<String>, String> {
         let ArgumentValidator::Schema(validator) = self else {
-            return None;
+            return Ok(None);
         };
-        if validator.is_valid(args) {
-            return None;
+        let args = Doc::parse(arguments).map_err(|e| e.to_string())?;
+        if validator.is_valid(&args) {
+            return Ok(None);
         }
         let problems: Vec<String> = validator
-            .iter_errors(args)
+            .iter_errors(&args)
             .take(8)
             .map(|e| {
                 let path = e.instance_path().to_string();
@@ -139,7 +139,7 @@ impl ArgumentValidator {
                 }
             })
             .collect();
-        Some(problems.join("; "))
+        Ok(Some(problems.join("; ")))
     }
 }
 
