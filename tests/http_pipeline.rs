@@ -1298,3 +1298,31 @@ async fn the_health_endpoint_follows_its_readiness_checks() {
     let resp = common::send(Method::GET, &url, &evil, "").await;
     assert_eq!(resp.status, http::StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn a_health_path_the_endpoint_takes_is_refused_when_serving() {
+    for (path, said) in [
+        ("/mcp", "the MCP endpoint's"),
+        ("/.well-known/ready", "/.well-known/"),
+    ] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let err = pipeline_server()
+            .serve_until(listener, HttpOptions::default().health(path), async {})
+            .await
+            .unwrap_err();
+        assert!(matches!(err, mcp_runtime::Error::Usage(_)), "{err}");
+        let text = err.to_string();
+        assert!(text.contains(path) && text.contains(said), "{text}");
+    }
+    // A router for an app of its own leaves the path out: the endpoint still answers there.
+    let router = pipeline_server().into_router(HttpOptions::default().health("/mcp"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router.into_make_service()).await });
+    let resp = common::send(Method::GET, &format!("http://{addr}/mcp"), &[], "").await;
+    assert_ne!(
+        resp.status,
+        http::StatusCode::OK,
+        "GET /mcp is not a health check"
+    );
+}

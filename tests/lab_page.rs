@@ -114,8 +114,21 @@ async fn without_lab_or_on_a_taken_path_nothing_is_served() {
     let http = spawn_http_with(server(), HttpOptions::default().without_lab()).await;
     let resp = send(Method::GET, &format!("http://{}/lab", http.addr), &[], "").await;
     assert_eq!(resp.status, StatusCode::NOT_FOUND);
-    // The endpoint's own path: the endpoint wins, and GET there is still 405.
-    let http = spawn_http_with(server(), HttpOptions::default().lab_path("/mcp")).await;
-    let resp = send(Method::GET, &format!("http://{}/mcp", http.addr), &[], "").await;
+    // The endpoint's own path: serving refuses the options, saying why.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let err = server()
+        .serve(listener, HttpOptions::default().lab_path("/mcp"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("the lab page path `/mcp`"),
+        "{err}"
+    );
+    // A router for an app of its own leaves the page out: the endpoint wins, GET is still 405.
+    let router = server().into_router(HttpOptions::default().lab_path("/mcp"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router.into_make_service()).await });
+    let resp = send(Method::GET, &format!("http://{addr}/mcp"), &[], "").await;
     assert_eq!(resp.status, StatusCode::METHOD_NOT_ALLOWED);
 }

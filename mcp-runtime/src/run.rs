@@ -112,6 +112,7 @@ impl Server {
                 self.serve_stdio().await
             }
             RunMode::Http(addr) => {
+                options.check().map_err(Error::Usage)?;
                 let listener = crate::transport::http::bind(addr).await?;
                 let url = format!(
                     "http://{}{}",

@@ -94,6 +94,7 @@ impl Server {
         listener: tokio::net::TcpListener,
         options: HttpOptions,
     ) -> Result<(), Error> {
+        options.check().map_err(Error::Usage)?;
         let signal = http::ctrl_c_or_term();
         Ok(http::serve(self.dispatcher, self.legacy, listener, options, signal).await?)
     }
@@ -126,6 +127,7 @@ impl Server {
     where
         S: std::future::Future<Output = ()> + Send + 'static,
     {
+        options.check().map_err(Error::Usage)?;
         Ok(http::serve(self.dispatcher, self.legacy, listener, options, signal).await?)
     }
 

@@ -125,12 +125,15 @@ pub(crate) fn router(
             router = router.route(&well_known, axum::routing::get(metadata));
         }
     }
-    // A path the endpoint or its metadata takes is not served twice.
-    if let Some(health) = &endpoint.options.health
-        && health != &endpoint.options.path
-        && !health.starts_with("/.well-known/")
-    {
-        router = router.route(health, axum::routing::get(health::ready));
+    // A path the endpoint or its metadata takes is not served twice (serving refuses such
+    // options before it gets here; a router made for an app of its own says so).
+    if let Some(health) = &endpoint.options.health {
+        match endpoint.options.check() {
+            Err(why) if health == &endpoint.options.path || health.starts_with("/.well-known/") => {
+                tracing::warn!(health = %health, "{why}: the health endpoint is not served");
+            }
+            _ => router = router.route(health, axum::routing::get(health::ready)),
+        }
     }
     #[cfg(feature = "lab")]
     let router = lab::mount(router, &endpoint.options);

@@ -187,7 +187,8 @@ impl HttpOptions {
     }
     /// Serves a readiness endpoint at `path` (GET, no token needed): 200 `{"status":"ready"}`
     /// while the server serves and every [`ready_when`](Self::ready_when) check passes, 503
-    /// otherwise (and once shutdown has begun), for load balancers and orchestrators.
+    /// otherwise (and once shutdown has begun), for load balancers and orchestrators. The
+    /// endpoint's own path and `/.well-known/` are refused ([`check`](Self::check)).
     ///
     /// ```
     /// let options = mcp_runtime::HttpOptions::default().health("/health");
@@ -220,10 +221,54 @@ impl HttpOptions {
         &self.path
     }
 
+    /// Paths that cannot be served as configured: the health endpoint (or, with the `lab`
+    /// feature, the lab page) on a path the endpoint, its metadata or the other already takes.
+    /// [`Server::serve`](crate::Server::serve) and the other ways of serving refuse such
+    /// options; [`Server::into_router`](crate::Server::into_router) leaves the path out with a
+    /// warning.
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    /// assert!(HttpOptions::default().health("/health").check().is_ok());
+    /// let clash = HttpOptions::default().health("/mcp").check().unwrap_err();
+    /// assert!(clash.contains("`/mcp`"), "{clash}");
+    /// ```
+    pub fn check(&self) -> Result<(), String> {
+        let taken = |path: &str, what: &str| -> Result<(), String> {
+            if path == self.path {
+                return Err(format!(
+                    "the {what} path `{path}` is the MCP endpoint's: give it another path"
+                ));
+            }
+            if path.starts_with("/.well-known/") {
+                return Err(format!(
+                    "the {what} path `{path}` is under `/.well-known/`, kept for the endpoint's metadata: give it another path"
+                ));
+            }
+            Ok(())
+        };
+        if let Some(health) = &self.health {
+            taken(health, "health endpoint")?;
+        }
+        #[cfg(feature = "lab")]
+        if let Some(lab) = &self.lab {
+            taken(&lab.path, "lab page")?;
+            if self.health.as_deref() == Some(lab.path.as_str()) {
+                return Err(format!(
+                    "the lab page and the health endpoint both ask for `{}`: give one another path",
+                    lab.path
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Serves the [lab page](crate::transport::http#the-lab-page) at `path` (default `/lab`)
     /// instead. Feature `lab`.
     ///
-    /// A path the endpoint or its metadata already takes is not served (with a warning).
+    /// A path the endpoint, its metadata or the health endpoint already takes is refused when
+    /// serving ([`check`](Self::check)); a router from
+    /// [`Server::into_router`](crate::Server::into_router) leaves the page out with a warning.
     ///
     /// ```
     /// use mcp_runtime::HttpOptions;
