@@ -236,6 +236,14 @@ async fn elicitation_messages_interpolate_the_arguments() {
     assert_eq!(r.text(), "kept");
 }
 
+/// The text of a sampling request's first message.
+fn first_text(params: &mcp_runtime::protocol::CreateMessageRequestParams) -> String {
+    serde_json::to_value(&params.messages).unwrap()[0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// Asks with literal braces and no argument in the text.
 #[tool]
 async fn braced(
@@ -260,11 +268,7 @@ async fn doubled_braces_are_one_brace_with_or_without_arguments() {
             Elicited::Accept(json!({"value": "x"}))
         })
         .on_sample(move |params| {
-            let text = serde_json::to_value(&params.messages).unwrap()[0]["content"]["text"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            sampled.lock().unwrap().push(text);
+            sampled.lock().unwrap().push(first_text(params));
             "set".to_owned()
         });
     let r = client.call_tool("braced", json!({})).await.unwrap();
@@ -280,11 +284,7 @@ async fn sampling_prompts_interpolate_and_inputs_are_answered_by_callbacks() {
     let seen = prompts.clone();
     let client = TestClient::new(notes_server())
         .on_sample(move |params| {
-            let text = serde_json::to_value(&params.messages).unwrap()[0]["content"]["text"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            seen.lock().unwrap().push(text);
+            seen.lock().unwrap().push(first_text(params));
             "Groceries".to_owned()
         })
         .roots(["file:///home/notes", "file:///tmp"]);

@@ -175,9 +175,8 @@ impl InputSet {
         max_tokens: u64,
         system_prompt: Option<&str>,
     ) -> Slot<Sampled> {
-        self.push(key, required, Need::Sampling, || {
-            InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt))
-        })
+        let build = || InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt));
+        self.push(key, required, Need::Sampling, build)
     }
 
     /// [`sample_prompt`](Self::sample_prompt) with the request written once into `once`: the
@@ -191,9 +190,8 @@ impl InputSet {
         max_tokens: u64,
         system_prompt: Option<&str>,
     ) -> Slot<Sampled> {
-        self.push(key, required, Need::Sampling, || {
-            once.get(|| InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt)))
-        })
+        let build = || InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt));
+        self.push(key, required, Need::Sampling, || once.get(build))
     }
 
     /// Declares a form elicitation.
@@ -203,9 +201,8 @@ impl InputSet {
         required: bool,
         message: &str,
     ) -> Slot<Elicitation<T>> {
-        self.push(key, required, Need::ElicitForm, || {
-            elicit_request(message, T::shared_schema())
-        })
+        let build = || elicit_request(message, T::shared_schema());
+        self.push(key, required, Need::ElicitForm, build)
     }
 
     /// [`elicit`](Self::elicit) with the request written once into `once`: the message must be
