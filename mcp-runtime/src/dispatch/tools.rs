@@ -17,6 +17,7 @@ use crate::protocol::{
 use crate::registry::{
     Arguments, PrimitiveKind, Registry, TaskSupport, ToolCall, ToolEntry, ToolHandler, ToolOutcome,
 };
+use crate::schema::Checked;
 use serde_json::value::RawValue;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -94,7 +95,8 @@ impl Dispatcher {
         {
             checks.check_arguments(&entry.headers, arguments.as_map())?;
         }
-        if let Some(problems) = validator.check(arguments.json()).map_err(unreadable)? {
+        let checked = validator.check(arguments.json()).map_err(unreadable)?;
+        if let Checked::Invalid(problems) = checked {
             let mut result = CallToolResult::error(format!(
                 "Invalid arguments for tool `{}`: {problems}",
                 params.name
@@ -104,6 +106,9 @@ impl Dispatcher {
                 cx.request_id(),
                 &result,
             )));
+        }
+        if let Checked::Valid(Some(tree)) = checked {
+            arguments.keep_tree(tree);
         }
         self.prepare_input(
             &cx,

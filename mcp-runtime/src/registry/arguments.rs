@@ -2,6 +2,7 @@
 //! type once, or into a JSON tree on demand.
 
 use crate::error::without_position;
+use crate::schema::Doc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -26,6 +27,8 @@ use std::sync::Arc;
 pub struct Arguments {
     raw: Arc<str>,
     tree: std::sync::OnceLock<Value>,
+    /// The tree a JSON Schema validator read, kept for the typed parse.
+    validated: std::sync::OnceLock<Arc<Doc>>,
 }
 
 impl Arguments {
@@ -36,7 +39,11 @@ impl Arguments {
             Ok(Value::Object(map)) => {
                 let tree = std::sync::OnceLock::new();
                 let _ = tree.set(Value::Object(map));
-                Ok(Arguments { raw, tree })
+                Ok(Arguments {
+                    raw,
+                    tree,
+                    validated: std::sync::OnceLock::new(),
+                })
             }
             Ok(_) => Err("the arguments must be a JSON object".into()),
             Err(e) => Err(format!("the arguments are not valid JSON: {e}")),
@@ -49,6 +56,7 @@ impl Arguments {
         Arguments {
             raw,
             tree: std::sync::OnceLock::new(),
+            validated: std::sync::OnceLock::new(),
         }
     }
 
@@ -56,6 +64,11 @@ impl Arguments {
     pub fn empty() -> Arguments {
         static EMPTY: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("{}"));
         Arguments::from_raw_object(EMPTY.clone())
+    }
+
+    /// Keeps the tree the validator read from [`json`](Self::json), for [`parse`](Self::parse).
+    pub(crate) fn keep_tree(&self, tree: Doc) {
+        let _ = self.validated.set(Arc::new(tree));
     }
 
     /// The JSON text as the client sent it.
@@ -104,6 +117,13 @@ impl Arguments {
     /// Deserializes the arguments into `T`, straight from the text. The error names the path of
     /// the offending value (`` `a.b`: invalid type: ... ``) in JSON terms.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, String> {
+        // Validated arguments are read from the validator's tree; the text is read again on
+        // any error, so that the error is worded (and located) as for other tools.
+        if let Some(tree) = self.validated.get()
+            && let Ok(v) = T::deserialize(tree.at(&self.raw))
+        {
+            return Ok(v);
+        }
         match serde_json::from_str(&self.raw) {
             Ok(v) => Ok(v),
             // Rare: parse again, tracking the path, to say where.
@@ -148,6 +168,7 @@ impl Clone for Arguments {
         Arguments {
             raw: self.raw.clone(),
             tree: self.tree.clone(),
+            validated: self.validated.clone(),
         }
     }
 }
@@ -158,7 +179,11 @@ impl From<Map<String, Value>> for Arguments {
         let tree = std::sync::OnceLock::new();
         let raw = Arc::from(value.to_string());
         let _ = tree.set(value);
-        Arguments { raw, tree }
+        Arguments {
+            raw,
+            tree,
+            validated: std::sync::OnceLock::new(),
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 
 mod doc;
 
-use doc::{Borrowed, Doc};
+use doc::Borrowed;
+pub(crate) use doc::Doc;
 use serde_json::{Map, Value};
 
 /// The clean 2020-12 schema of `T`: no `$schema`, no root `title`, no numeric `format` noise.
@@ -116,18 +117,20 @@ impl ArgumentValidator {
             .map_err(|e| e.to_string())
     }
 
-    /// `Ok(None)` when `arguments` (a JSON object's text) are valid; otherwise one sentence per
-    /// violation, naming the field. `Err` when the text cannot be read (too deeply nested).
-    pub(crate) fn check(&self, arguments: &str) -> Result<Option<String>, String> {
+    /// Checks `arguments` (a JSON object's text): `Valid` with the tree the validator read
+    /// (for the typed parse to read again), or `Invalid` with one sentence per violation,
+    /// naming the field. `Err` when the text cannot be read (too deeply nested).
+    pub(crate) fn check(&self, arguments: &str) -> Result<Checked, String> {
         let ArgumentValidator::Schema(validator) = self else {
-            return Ok(None);
+            return Ok(Checked::Valid(None));
         };
-        let args = Doc::parse(arguments).map_err(|e| e.to_string())?;
-        if validator.is_valid(&args) {
-            return Ok(None);
+        let doc = Doc::parse(arguments).map_err(|e| e.to_string())?;
+        let args = doc.at(arguments);
+        if validator.is_valid(args) {
+            return Ok(Checked::Valid(Some(doc)));
         }
         let problems: Vec<String> = validator
-            .iter_errors(&args)
+            .iter_errors(args)
             .take(8)
             .map(|e| {
                 let path = e.instance_path().to_string();
@@ -139,8 +142,16 @@ impl ArgumentValidator {
                 }
             })
             .collect();
-        Ok(Some(problems.join("; ")))
+        Ok(Checked::Invalid(problems.join("; ")))
     }
+}
+
+/// What [`ArgumentValidator::check`] found.
+pub(crate) enum Checked {
+    /// Valid; the tree the validator read, when it read one.
+    Valid(Option<Doc>),
+    /// Not valid: what is wrong, one sentence per violation.
+    Invalid(String),
 }
 
 #[cfg(test)]
