@@ -18,6 +18,7 @@ use crate::protocol::{
 use bytes::Bytes;
 use serde_json::Map;
 use std::sync::Arc;
+use std::task::{Poll, Waker};
 use tokio::sync::broadcast::error::RecvError;
 
 impl Dispatcher {
@@ -118,31 +119,52 @@ impl Dispatcher {
         // cancellation is not waited for: whoever cancels a listen stream drops its `Call`,
         // and this future with it.)
         let mut shutdown = std::pin::pin!(self.shutdown.cancelled());
+        let mut parked_with: Option<Waker> = None;
         let framed = Framed::new(&id);
         loop {
-            // Changes first, and shutdown only polled when none is waiting (polling both and
-            // picking one at random cost ~1,400 instructions per change delivered); a stream
-            // that always has a change waiting still stops here.
+            // A stream that always has a change waiting still stops here.
             if self.shutdown.is_cancelled() {
                 break;
             }
-            let change = tokio::select! {
-                biased;
-                change = changes.recv() => match change {
-                    Ok(c) => Some(c),
-                    // Changes were missed (the bus moved on faster than this stream): below,
-                    // everything it watches is announced, so that its client fetches again.
-                    Err(RecvError::Lagged(missed)) => {
-                        tracing::debug!(
-                            target: "mcp_runtime::request",
-                            missed,
-                            "listen stream lagged behind the change bus"
-                        );
-                        None
+            let mut recv = std::pin::pin!(changes.recv());
+            // Changes first (polling both and picking one at random cost ~1,400 instructions
+            // per change delivered). The shutdown wait stays registered between turns: it is
+            // polled again only for a new waker, else the token says whether it fired
+            // (polling it on every turn cost ≈ 800 instructions per change delivered).
+            let next = std::future::poll_fn(|cx| {
+                if let Poll::Ready(change) = recv.as_mut().poll(cx) {
+                    return Poll::Ready(Some(change));
+                }
+                match &parked_with {
+                    Some(waker) if waker.will_wake(cx.waker()) => {
+                        if self.shutdown.is_cancelled() {
+                            return Poll::Ready(None);
+                        }
                     }
-                    Err(RecvError::Closed) => break,
-                },
-                _ = &mut shutdown => break,
+                    _ => {
+                        if shutdown.as_mut().poll(cx).is_ready() {
+                            return Poll::Ready(None);
+                        }
+                        parked_with = Some(cx.waker().clone());
+                    }
+                }
+                Poll::Pending
+            })
+            .await;
+            let change = match next {
+                None => break,
+                Some(Ok(c)) => Some(c),
+                // Changes were missed (the bus moved on faster than this stream): below,
+                // everything it watches is announced, so that its client fetches again.
+                Some(Err(RecvError::Lagged(missed))) => {
+                    tracing::debug!(
+                        target: "mcp_runtime::request",
+                        missed,
+                        "listen stream lagged behind the change bus"
+                    );
+                    None
+                }
+                Some(Err(RecvError::Closed)) => break,
             };
             let Some(change) = change else {
                 match resync(&honoured, &framed, &notifier, |uri| self.may_read(uri, &cx)) {
