@@ -672,6 +672,51 @@ mod tests {
     }
 
     #[test]
+    fn escaped_names_and_many_required_names_are_found() {
+        // More than 16 required names: the `required` keyword looks each one up (fewer are
+        // checked in one pass over the members); `n\u0061me` is `name` written with an escape.
+        let names: Vec<String> = (0..20).map(|i| format!("f{i}")).collect();
+        let mut properties = Map::new();
+        for n in &names {
+            properties.insert(n.clone(), json!({"type": "integer"}));
+        }
+        properties.insert("name".into(), json!({"type": "string", "minLength": 2}));
+        let mut required = names.clone();
+        required.push("name".into());
+        let schema = json!({"type": "object", "properties": properties, "required": required});
+        let ours = jsonschema::options_for::<Borrowed>()
+            .build(&schema)
+            .unwrap();
+        let theirs = jsonschema::validator_for(&schema).unwrap();
+        let members: Vec<String> = names.iter().map(|n| format!("\"{n}\": 1")).collect();
+        let mut verdicts = Vec::new();
+        for last in [
+            r#""n\u0061me": "ok""#,
+            r#""n\u0061me": "x""#,
+            r#""nam": "ok""#,
+        ] {
+            for skip in [None, Some(7)] {
+                let mut all: Vec<String> = members.clone();
+                if let Some(i) = skip {
+                    all.remove(i);
+                }
+                all.push(last.to_owned());
+                let text = format!("{{{}}}", all.join(", "));
+                let doc = Doc::parse(&text).unwrap();
+                let value: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(
+                    ours.is_valid(doc.at(&text)),
+                    theirs.is_valid(&value),
+                    "{text}"
+                );
+                verdicts.push(ours.is_valid(doc.at(&text)));
+            }
+        }
+        // Only the first has every name, `name` long enough.
+        assert_eq!(verdicts, [true, false, false, false, false, false]);
+    }
+
+    #[test]
     fn too_deep_is_serde_json_s_error() {
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         let e = Doc::parse(&deep).unwrap_err();
