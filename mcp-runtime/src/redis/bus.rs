@@ -3,6 +3,7 @@
 use crate::bus::{Change, ChangeBus, LocalBus};
 use ::redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
@@ -11,10 +12,12 @@ use tokio_util::sync::CancellationToken;
 /// Changes waiting to be published, at most (beyond them, a change is delivered here only).
 const OUTBOX: usize = 1024;
 
-/// One change on the channel, with the instance it came from.
+/// One change on the channel, with the instance it came from (borrowed both ways: written
+/// around this instance's id, read without copying the sender's).
 #[derive(Serialize, Deserialize)]
-struct Envelope {
-    from: String,
+struct Envelope<'a> {
+    #[serde(borrow)]
+    from: Cow<'a, str>,
     change: Change,
 }
 
@@ -114,7 +117,7 @@ async fn publisher(
             },
         };
         let message = Envelope {
-            from: instance.clone(),
+            from: Cow::Borrowed(&instance),
             change,
         };
         let Ok(text) = serde_json::to_string(&message) else {
@@ -176,7 +179,7 @@ async fn subscriber(
                     else {
                         continue;
                     };
-                    if envelope.from != instance {
+                    if envelope.from != instance.as_str() {
                         local.deliver(envelope.change);
                     }
                 }
