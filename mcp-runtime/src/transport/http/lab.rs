@@ -36,15 +36,8 @@ pub(super) fn mount<S: Clone + Send + Sync + 'static>(
         return router;
     };
     let path = lab.path.clone();
-    if path == options.path
-        || options.health.as_deref() == Some(path.as_str())
-        || path.starts_with("/.well-known/")
-    {
-        tracing::warn!(
-            lab = %path,
-            endpoint = %options.path,
-            "the lab page's path is taken by the endpoint, its metadata or the health endpoint: the page is not served"
-        );
+    if let Some(why) = options.lab_clash() {
+        tracing::warn!("{why}: the lab page is not served");
         return router;
     }
     let page = PAGE

@@ -128,11 +128,9 @@ pub(crate) fn router(
     // A path the endpoint or its metadata takes is not served twice (serving refuses such
     // options before it gets here; a router made for an app of its own says so).
     if let Some(health) = &endpoint.options.health {
-        match endpoint.options.check() {
-            Err(why) if health == &endpoint.options.path || health.starts_with("/.well-known/") => {
-                tracing::warn!(health = %health, "{why}: the health endpoint is not served");
-            }
-            _ => router = router.route(health, axum::routing::get(health::ready)),
+        match endpoint.options.health_clash() {
+            Some(why) => tracing::warn!("{why}: the health endpoint is not served"),
+            None => router = router.route(health, axum::routing::get(health::ready)),
         }
     }
     #[cfg(feature = "lab")]

@@ -234,33 +234,47 @@ impl HttpOptions {
     /// assert!(clash.contains("`/mcp`"), "{clash}");
     /// ```
     pub fn check(&self) -> Result<(), String> {
-        let taken = |path: &str, what: &str| -> Result<(), String> {
-            if path == self.path {
-                return Err(format!(
-                    "the {what} path `{path}` is the MCP endpoint's: give it another path"
-                ));
-            }
-            if path.starts_with("/.well-known/") {
-                return Err(format!(
-                    "the {what} path `{path}` is under `/.well-known/`, kept for the endpoint's metadata: give it another path"
-                ));
-            }
-            Ok(())
-        };
-        if let Some(health) = &self.health {
-            taken(health, "health endpoint")?;
-        }
         #[cfg(feature = "lab")]
-        if let Some(lab) = &self.lab {
-            taken(&lab.path, "lab page")?;
-            if self.health.as_deref() == Some(lab.path.as_str()) {
-                return Err(format!(
-                    "the lab page and the health endpoint both ask for `{}`: give one another path",
-                    lab.path
-                ));
-            }
+        let lab = self.lab_clash();
+        #[cfg(not(feature = "lab"))]
+        let lab = None;
+        match self.health_clash().or(lab) {
+            Some(why) => Err(why),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Why the health endpoint cannot be served at its path, if it cannot.
+    pub(crate) fn health_clash(&self) -> Option<String> {
+        self.taken(self.health.as_deref()?, "health endpoint")
+    }
+
+    /// Why the lab page cannot be served at its path, if it cannot.
+    #[cfg(feature = "lab")]
+    pub(crate) fn lab_clash(&self) -> Option<String> {
+        let path = self.lab.as_ref()?.path.as_str();
+        self.taken(path, "lab page").or_else(|| {
+            (self.health.as_deref() == Some(path)).then(|| {
+                format!(
+                    "the lab page and the health endpoint both ask for `{path}`: give one another path"
+                )
+            })
+        })
+    }
+
+    /// Why `path` cannot serve the `what`: the endpoint's own path, or its metadata's.
+    fn taken(&self, path: &str, what: &str) -> Option<String> {
+        if path == self.path {
+            return Some(format!(
+                "the {what} path `{path}` is the MCP endpoint's: give it another path"
+            ));
+        }
+        if path.starts_with("/.well-known/") {
+            return Some(format!(
+                "the {what} path `{path}` is under `/.well-known/`, kept for the endpoint's metadata: give it another path"
+            ));
+        }
+        None
     }
 
     /// Serves the [lab page](crate::transport::http#the-lab-page) at `path` (default `/lab`)
