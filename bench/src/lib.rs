@@ -656,8 +656,19 @@ pub fn big_argument_call() -> Request {
 pub enum BaselineAnswer {
     /// A JSON response body.
     Json(Vec<u8>),
-    /// An SSE stream: this first event, then nothing, held open.
-    HeldStream(Vec<u8>),
+    /// An SSE stream: this first event, then nothing (or, with `--fanout`, each announced
+    /// change), held open; the request id is the stream's subscription id.
+    HeldStream(Vec<u8>, Value),
+    /// `touch`: announce `config://service` updated to every held stream; then this body.
+    Touch(Vec<u8>),
+}
+
+/// The SSE event a raw server writes for one `resources/updated` of `uri` on the stream whose
+/// subscription id is `id` (the bytes the framework writes for the same change).
+pub fn baseline_updated_event(uri: &str, id: &Value) -> Vec<u8> {
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+        "params": {"uri": uri, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
+    format!("event: message\ndata: {note}\n\n").into_bytes()
 }
 
 #[derive(Deserialize)]
@@ -671,13 +682,22 @@ struct OtherRequest {
 #[derive(Deserialize, Default)]
 struct OtherParams {
     #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
     uri: Option<String>,
     #[serde(default)]
-    arguments: Option<EchoArgs>,
+    arguments: Option<OtherArgs>,
+}
+
+/// The arguments the baseline reads: `echo_len`'s `data` (`touch` has none).
+#[derive(Deserialize, Default)]
+struct OtherArgs {
+    #[serde(default)]
+    data: String,
 }
 
 /// The baseline's answer to the many-clients requests: the listen acknowledgement (as one SSE
-/// event), the 10 MiB read, the length of a large argument. The same bytes the framework sends,
+/// event), `touch`, the 10 MiB read, the length of a large argument. The same bytes the framework sends,
 /// with no framework.
 pub fn baseline_other(body: &[u8]) -> Option<BaselineAnswer> {
     let req: OtherRequest = serde_json::from_slice(body).ok()?;
@@ -688,6 +708,7 @@ pub fn baseline_other(body: &[u8]) -> Option<BaselineAnswer> {
                 "_meta": {"io.modelcontextprotocol/subscriptionId": req.id}}});
             Some(BaselineAnswer::HeldStream(
                 format!("event: message\ndata: {ack}\n\n").into_bytes(),
+                req.id,
             ))
         }
         "resources/read" if req.params.uri.as_deref() == Some("big://text") => {
@@ -695,6 +716,11 @@ pub fn baseline_other(body: &[u8]) -> Option<BaselineAnswer> {
             let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
                 "contents": [{"uri": "big://text", "mimeType": "text/plain", "text": text}]}});
             serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
+        }
+        "tools/call" if req.params.name.as_deref() == Some("touch") => {
+            let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
+                "content": [{"type": "text", "text": "touched"}], "isError": false}});
+            serde_json::to_vec(&out).ok().map(BaselineAnswer::Touch)
         }
         "tools/call" => {
             let len = req.params.arguments?.data.len();

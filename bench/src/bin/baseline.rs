@@ -2,8 +2,13 @@
 //! no framework. This is the physical limit of the stack the framework is built on. For the
 //! many-clients cases it also answers `subscriptions/listen` with an SSE stream of one event that
 //! it keeps open, `resources/read` of `big://text` (10 MiB) and `tools/call` of `echo_len`.
+//! With `--fanout`, its held streams also carry every change `tools/call` of `touch` announces
+//! (a `tokio::sync::broadcast` of the URI, each stream writing its own event): the floor of the
+//! fan-out measurement.
 //!
-//! Usage: `mcp-bench-baseline --addr HOST:PORT`.
+//! Usage: `mcp-bench-baseline --addr HOST:PORT [--fanout]`.
+
+use std::sync::{Arc, OnceLock};
 
 use axum::body::Bytes;
 use axum::http::{StatusCode, header};
@@ -17,13 +22,49 @@ async fn mcp(body: Bytes) -> Response {
         Some(mcp_bench::BaselineAnswer::Json(out)) => {
             ([(header::CONTENT_TYPE, "application/json")], out).into_response()
         }
-        Some(mcp_bench::BaselineAnswer::HeldStream(first)) => (
-            [(header::CONTENT_TYPE, "text/event-stream")],
-            axum::body::Body::from_stream(Held(Some(first))),
-        )
-            .into_response(),
+        Some(mcp_bench::BaselineAnswer::Touch(out)) => {
+            if let Some(changes) = CHANGES.get() {
+                let _ = changes.send(Arc::from("config://service"));
+            }
+            ([(header::CONTENT_TYPE, "application/json")], out).into_response()
+        }
+        Some(mcp_bench::BaselineAnswer::HeldStream(first, id)) => {
+            let body = match CHANGES.get() {
+                Some(changes) => axum::body::Body::from_stream(fanned(first, id, changes)),
+                None => axum::body::Body::from_stream(Held(Some(first))),
+            };
+            ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+        }
         None => StatusCode::BAD_REQUEST.into_response(),
     }
+}
+
+/// With `--fanout`: where `touch` announces a changed URI to every held stream.
+static CHANGES: OnceLock<tokio::sync::broadcast::Sender<Arc<str>>> = OnceLock::new();
+
+/// An SSE body of `first`, then one event per announced change, until the client goes away.
+fn fanned(
+    first: Vec<u8>,
+    id: serde_json::Value,
+    changes: &tokio::sync::broadcast::Sender<Arc<str>>,
+) -> impl futures_core::Stream<Item = Result<Bytes, std::io::Error>> + use<> {
+    use tokio::sync::broadcast::error::RecvError;
+    let state = (Some(first), changes.subscribe(), id);
+    futures_util::stream::unfold(state, |(first, mut rx, id)| async move {
+        if let Some(first) = first {
+            return Some((Ok(Bytes::from(first)), (None, rx, id)));
+        }
+        loop {
+            match rx.recv().await {
+                Ok(uri) => {
+                    let event = mcp_bench::baseline_updated_event(&uri, &id);
+                    return Some((Ok(Bytes::from(event)), (None, rx, id)));
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    })
 }
 
 /// An SSE body of one event that then stays open until the client goes away.
@@ -47,15 +88,19 @@ impl futures_core::Stream for Held {
 async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:8000");
+    let usage = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "usage: mcp-bench-baseline --addr HOST:PORT [--fanout]",
+        )
+    };
     while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--addr", Some(v)) => addr = v,
-            _ => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "usage: mcp-bench-baseline --addr HOST:PORT",
-                ));
+        match arg.as_str() {
+            "--addr" => addr = args.next().ok_or_else(usage)?,
+            "--fanout" => {
+                let _ = CHANGES.set(tokio::sync::broadcast::channel(64).0);
             }
+            _ => return Err(usage()),
         }
     }
     let app = axum::Router::new().route("/mcp", axum::routing::post(mcp));
