@@ -121,7 +121,7 @@ async fn mrtr_across_two_instances_sharing_only_the_key() {
         .as_str()
         .expect("a requestState")
         .to_owned();
-    assert!(state.starts_with("v1."));
+    assert!(state.starts_with("v2."));
     got["requestState"] = json!("<opaque-generated-per-run>");
     assert_eq!(
         got, expected["inputRequired"],

@@ -99,7 +99,7 @@ fn mrtr_open_retry(b: Bencher) {
 
 /// `tools/call` with a 20-field argument object (validated against its compiled schema).
 /// Sealing and opening a typical `requestState` payload alone (about 400 bytes of JSON: binding,
-/// expiry, round, three collected answers), with XChaCha20-Poly1305.
+/// expiry, round, three collected answers), with AES-256-GCM-SIV.
 #[divan::bench]
 fn seal_and_open_state(b: Bencher) {
     let ring = mcp_runtime::KeyRing::new(&[[9; 32]]).expect("a key");

@@ -1,7 +1,7 @@
 //! The sealed `requestState` of multi round-trip requests: keys, what a state is bound to, the
 //! record it carries, and what one request brings into its round.
 //!
-//! A state is XChaCha20-Poly1305 over a compact binary record (`record`), bound to the method,
+//! A state is AES-256-GCM-SIV over a compact binary record (`record`), bound to the method,
 //! the name, the canonical arguments and the caller (`binding`), sealed with the first key of a
 //! ring and opened with any (`keyring`). Nothing in it is readable or changeable by the client,
 //! and nothing of it is kept in server memory between rounds. The typed API handlers use sits

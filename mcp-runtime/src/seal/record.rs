@@ -334,7 +334,7 @@ mod tests {
         let b = Binding::new("tools/call", "t", r#"{"x": 1}"#, None);
         let s = sealer(7);
         let token = s.seal(&payload(&b, now_ms() + 60_000)).unwrap();
-        assert!(token.starts_with("v1."));
+        assert!(token.starts_with("v2."));
         assert_eq!(open_as(&s, &token, &b).unwrap().round, 1);
         // Tampered.
         assert_eq!(
