@@ -6,7 +6,11 @@
 //! (a `tokio::sync::broadcast` of the URI, each stream writing its own event): the floor of the
 //! fan-out measurement.
 //!
-//! Usage: `mcp-bench-baseline --addr HOST:PORT [--fanout]`.
+//! With `--http1`, each connection is served by hyper's HTTP/1 connection directly, as
+//! `Server::run` serves them, instead of `axum::serve` (hyper-util's protocol-detecting
+//! connection): the tighter floor of the memory per open stream.
+//!
+//! Usage: `mcp-bench-baseline --addr HOST:PORT [--fanout] [--http1]`.
 
 use std::sync::{Arc, OnceLock};
 
@@ -88,10 +92,11 @@ impl futures_core::Stream for Held {
 async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:8000");
+    let mut hyper_only = false;
     let usage = || {
         std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            "usage: mcp-bench-baseline --addr HOST:PORT [--fanout]",
+            "usage: mcp-bench-baseline --addr HOST:PORT [--fanout] [--http1]",
         )
     };
     while let Some(arg) = args.next() {
@@ -100,10 +105,29 @@ async fn main() -> std::io::Result<()> {
             "--fanout" => {
                 let _ = CHANGES.set(tokio::sync::broadcast::channel(64).0);
             }
+            "--http1" => hyper_only = true,
             _ => return Err(usage()),
         }
     }
     let app = axum::Router::new().route("/mcp", axum::routing::post(mcp));
     let listener = mcp_bench::listen(&addr).await?;
+    if hyper_only {
+        return serve_http1(listener, app).await;
+    }
     axum::serve(listener, app).await
+}
+
+/// Serves `app` with hyper's HTTP/1 connection for each accepted socket (no graceful end: the
+/// benchmark kills the process).
+async fn serve_http1(listener: tokio::net::TcpListener, app: axum::Router) -> std::io::Result<()> {
+    loop {
+        let (socket, _) = listener.accept().await?;
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(socket);
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, service)
+                .await;
+        });
+    }
 }

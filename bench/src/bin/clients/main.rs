@@ -69,9 +69,14 @@ async fn main() -> Result<(), String> {
         let base = Server::start(Kind::Baseline)?;
         let (floor, streams) = memory_per_stream(&base, most).await?;
         drop((streams, base));
+        let base = Server::start(Kind::Http1Floor)?;
+        let (http1, streams) = memory_per_stream(&base, most).await?;
+        drop((streams, base));
         let ours = Server::start(Kind::Ours)?;
         let (per, _streams) = memory_per_stream(&ours, most).await?;
-        println!("{most} streams: raw axum {floor:.2} KiB per stream, ours {per:.2}");
+        println!(
+            "{most} streams: raw axum {floor:.2} KiB per stream (hyper HTTP/1 directly {http1:.2}), ours {per:.2}"
+        );
         return Ok(());
     }
     let external = match (arg("--front"), arg("--touch")) {
@@ -124,8 +129,10 @@ async fn main() -> Result<(), String> {
 
     // 1. Memory per open listen stream, against the raw axum floor.
     println!("### Memory per open `subscriptions/listen` stream (RSS growth ÷ streams)\n");
-    println!("| streams | raw axum floor, KiB/stream | ours, KiB/stream | ours ÷ floor |");
-    println!("|---:|---:|---:|---:|");
+    println!(
+        "| streams | raw axum floor (`axum::serve`), KiB/stream | raw axum on hyper's HTTP/1 connection (as ours) | ours, KiB/stream | ours ÷ floor |"
+    );
+    println!("|---:|---:|---:|---:|---:|");
     let mut floor_at_most = 0.0;
     let mut ours_at_most = 0.0;
     let mut kept = None;
@@ -134,10 +141,14 @@ async fn main() -> Result<(), String> {
         let (floor, streams) = memory_per_stream(&base, n).await?;
         drop(streams);
         drop(base);
+        let base = Server::start(Kind::Http1Floor)?;
+        let (http1, streams) = memory_per_stream(&base, n).await?;
+        drop(streams);
+        drop(base);
         let ours = Server::start(Kind::Ours)?;
         let (per, streams) = memory_per_stream(&ours, n).await?;
         println!(
-            "| {n} | {floor:.1} | {per:.1} | {:.2} |",
+            "| {n} | {floor:.1} | {http1:.1} | {per:.1} | {:.2} |",
             per / floor.max(0.001)
         );
         if n == most {
@@ -326,7 +337,7 @@ async fn main() -> Result<(), String> {
     println!("| server | after each round | worst vs the first |");
     println!("|---|---|---:|");
     let mut worst = 0.0;
-    for kind in [Kind::Baseline, Kind::Ours] {
+    for kind in [Kind::Baseline, Kind::Http1Floor, Kind::Ours] {
         let (rounds, w) = rounds_of_streams(kind, batch).await?;
         println!(
             "| {kind:?} | {} | +{:.1} % |",

@@ -11,6 +11,8 @@ pub(crate) enum Kind {
     Baseline,
     /// The baseline with `--fanout`: its streams also carry `touch`'s changes.
     FanoutFloor,
+    /// The baseline with `--http1`: hyper's HTTP/1 connection instead of `axum::serve`.
+    Http1Floor,
 }
 
 pub(crate) struct Server {
@@ -47,12 +49,14 @@ impl Server {
                     c
                 }
             },
-            Kind::Baseline | Kind::FanoutFloor => {
+            Kind::Baseline | Kind::FanoutFloor | Kind::Http1Floor => {
                 let mut c = Command::new(dir.join("mcp-bench-baseline"));
                 c.args(["--addr", &addr]);
-                if kind == Kind::FanoutFloor {
-                    c.arg("--fanout");
-                }
+                match kind {
+                    Kind::FanoutFloor => c.arg("--fanout"),
+                    Kind::Http1Floor => c.arg("--http1"),
+                    _ => &mut c,
+                };
                 c
             }
         };

@@ -58,6 +58,7 @@
 //! ```
 
 mod auth;
+mod connections;
 mod era;
 mod guard;
 mod headers;
@@ -84,7 +85,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use headers::HeaderChecks;
 use http::{HeaderValue, StatusCode, header};
-use std::future::{Future, IntoFuture as _};
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,25 +179,14 @@ where
     let lab_needs_peer = options.lab.as_ref().is_some_and(|lab| lab.needs_peer());
     #[cfg(not(feature = "lab"))]
     let lab_needs_peer = false;
-    let server: std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>> =
-        if options.rate.is_some() || lab_needs_peer {
-            let app = router(dispatcher, legacy, options)
-                .into_make_service_with_connect_info::<SocketAddr>();
-            Box::pin(
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(stop)
-                    .into_future(),
-            )
-        } else {
-            // Made into a service once: served as a plain `Router`, axum rebuilds its route
-            // table for every connection (2.3 KB held per open connection, per DHAT).
-            let app = router(dispatcher, legacy, options).into_make_service();
-            Box::pin(
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(stop)
-                    .into_future(),
-            )
-        };
+    let with_peer = options.rate.is_some() || lab_needs_peer;
+    // The router is made once: served per connection from `axum::serve(listener, router)`,
+    // axum rebuilds its route table for every connection (2.3 KB held per open connection).
+    let app = router(dispatcher, legacy, options);
+    let server = async move {
+        connections::serve(listener, app, with_peer, stop).await;
+        Ok::<(), std::io::Error>(())
+    };
     tokio::select! {
         served = server => served,
         () = async {
