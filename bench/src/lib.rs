@@ -550,7 +550,8 @@ pub struct EchoArgs {
 /// The study server for the many-clients cases (`mcp-bench-ours --observe clients`): limits
 /// raised for 10,000+ listen streams, resource subscriptions on, and four more primitives:
 /// `touch` (announces `config://service` updated), `storm` (announces it `count` times),
-/// `echo_len` (the length of its `data` argument) and `big://text` (10 MiB of text).
+/// `echo_len` (the length of its `data` argument), `heap` (the bytes the allocator has handed
+/// out and not had back) and `big://text` (10 MiB of text).
 pub fn clients_server() -> Result<mcp_runtime::Server, mcp_runtime::BuildError> {
     clients_server_with(mcp_runtime::LocalBus::new(4096))
 }
@@ -593,6 +594,11 @@ pub fn clients_server_with<B: ChangeBus + Clone>(
                 }),
         )
         .tool(
+            Tool::new("heap")
+                .description("Bytes of heap in use (glibc's mallinfo2: handed out, not freed).")
+                .handler(|_: mcp_runtime::NoArguments, _cx| async { heap_in_use().to_string() }),
+        )
+        .tool(
             Tool::new("echo_len")
                 .description("The length of the text.")
                 .handler(|args: EchoArgs, _cx| async move { args.data.len().to_string() }),
@@ -612,6 +618,32 @@ pub fn listen_request() -> Request {
         "subscriptions/listen",
         None,
         json!({"notifications": {"resourceSubscriptions": ["config://service"]}, "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// Bytes of heap in use: what the allocator handed out and has not had back (glibc's
+/// `mallinfo2`: `uordblks` + `hblkhd`), against which resident memory also counts what it
+/// keeps after frees. 0 where glibc is not the allocator.
+#[allow(unsafe_code)]
+pub fn heap_in_use() -> u64 {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallinfo2` takes no arguments and only reads the allocator's counters.
+        let info = unsafe { libc::mallinfo2() };
+        (info.uordblks + info.hblkhd) as u64
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        0
+    }
+}
+
+/// `tools/call` of `heap`.
+pub fn heap_call() -> Request {
+    Request::new(
+        "tools/call",
+        Some("heap"),
+        json!({"name": "heap", "arguments": {}, "_meta": meta(json!({}), None)}),
     )
 }
 
@@ -697,7 +729,7 @@ struct OtherArgs {
 }
 
 /// The baseline's answer to the many-clients requests: the listen acknowledgement (as one SSE
-/// event), `touch`, the 10 MiB read, the length of a large argument. The same bytes the framework sends,
+/// event), `touch`, `heap`, the 10 MiB read, the length of a large argument. The same bytes the framework sends,
 /// with no framework.
 pub fn baseline_other(body: &[u8]) -> Option<BaselineAnswer> {
     let req: OtherRequest = serde_json::from_slice(body).ok()?;
@@ -715,6 +747,11 @@ pub fn baseline_other(body: &[u8]) -> Option<BaselineAnswer> {
             let text = "x".repeat(BIG_BYTES);
             let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
                 "contents": [{"uri": "big://text", "mimeType": "text/plain", "text": text}]}});
+            serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
+        }
+        "tools/call" if req.params.name.as_deref() == Some("heap") => {
+            let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
+                "content": [{"type": "text", "text": heap_in_use().to_string()}], "isError": false}});
             serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
         }
         "tools/call" if req.params.name.as_deref() == Some("touch") => {

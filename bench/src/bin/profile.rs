@@ -109,27 +109,35 @@ fn main() -> Result<(), String> {
     };
     if case == "listen" {
         // Heap bytes each open listen stream holds in the framework (no HTTP): `iters` streams,
-        // each polled to its acknowledgement, then counted while all are open.
+        // each polled to its acknowledgement, then counted while all are open; five rounds, and
+        // after each, what is still held once all are closed (a leak would grow it).
         let server = mcp_bench::clients_server().map_err(|e| e.to_string())?;
         let body = mcp_bench::listen_request().body;
-        let mut calls = Vec::with_capacity(iters);
         let before = LIVE_BYTES.load(Ordering::Relaxed);
-        rt.block_on(async {
-            for _ in 0..iters {
-                let mut call = server
-                    .handle_message(body.as_bytes(), Default::default())
-                    .ok_or("no call")?;
-                call.next_message().await.ok_or("no acknowledgement")?;
-                calls.push(call);
+        let mut held_after = Vec::new();
+        for round in 0..5 {
+            let mut calls = Vec::with_capacity(iters);
+            rt.block_on(async {
+                for _ in 0..iters {
+                    let mut call = server
+                        .handle_message(body.as_bytes(), Default::default())
+                        .ok_or("no call")?;
+                    call.next_message().await.ok_or("no acknowledgement")?;
+                    calls.push(call);
+                }
+                Ok::<_, String>(())
+            })?;
+            let live = LIVE_BYTES.load(Ordering::Relaxed) - before;
+            if round == 0 {
+                println!(
+                    "listen: {:.0} heap bytes per open stream in the framework ({iters} streams)",
+                    live as f64 / iters as f64
+                );
             }
-            Ok::<_, String>(())
-        })?;
-        let live = LIVE_BYTES.load(Ordering::Relaxed) - before;
-        println!(
-            "listen: {:.0} heap bytes per open stream in the framework ({iters} streams)",
-            live as f64 / iters as f64
-        );
-        drop(calls);
+            drop(calls);
+            held_after.push(LIVE_BYTES.load(Ordering::Relaxed) as i64 - before as i64);
+        }
+        println!("listen: heap bytes still held after closing them, five rounds: {held_after:?}");
         return Ok(());
     }
     let reqs: Vec<Request> = match case.as_str() {

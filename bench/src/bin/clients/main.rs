@@ -3,7 +3,7 @@
 //! doing the same with no framework, measured in the same run. Everything runs on loopback,
 //! bounded in count and time.
 //!
-//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory] [--rounds 5]
+//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory|leak] [--rounds 5]
 //! [--front PORT --touch PORT]` (build with
 //! `cargo build --release -p mcp-bench --bins`; `bash bench/run.sh --clients` runs it). Prints
 //! a Markdown report, and each target as met or missed.
@@ -77,6 +77,21 @@ async fn main() -> Result<(), String> {
         println!(
             "{most} streams: raw axum {floor:.2} KiB per stream (hyper HTTP/1 directly {http1:.2}), ours {per:.2}"
         );
+        return Ok(());
+    }
+    if arg("--only").as_deref() == Some("leak") {
+        // Only ours' five rounds of opening and closing streams.
+        let count = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(5);
+        for kind in [Kind::Baseline, Kind::Http1Floor, Kind::Ours] {
+            let rounds = rounds_of_streams(kind, most, count).await?;
+            println!(
+                "{kind:?}: {most} streams opened and closed, {count} rounds: RSS {:?} KiB (+{:.1} %), heap in use {:?} bytes (+{:.1} %)",
+                rounds.rss,
+                Rounds::worst(&rounds.rss) * 100.0,
+                rounds.heap,
+                Rounds::worst(&rounds.heap) * 100.0
+            );
+        }
         return Ok(());
     }
     let external = match (arg("--front"), arg("--touch")) {
@@ -337,11 +352,14 @@ async fn main() -> Result<(), String> {
     println!("| server | after each round | worst vs the first |");
     println!("|---|---|---:|");
     let mut worst = 0.0;
+    let mut heap = Vec::new();
     for kind in [Kind::Baseline, Kind::Http1Floor, Kind::Ours] {
-        let (rounds, w) = rounds_of_streams(kind, batch).await?;
+        let rounds = rounds_of_streams(kind, batch, 5).await?;
+        let w = Rounds::worst(&rounds.rss);
         println!(
             "| {kind:?} | {} | +{:.1} % |",
             rounds
+                .rss
                 .iter()
                 .map(u64::to_string)
                 .collect::<Vec<_>>()
@@ -350,9 +368,18 @@ async fn main() -> Result<(), String> {
         );
         if kind == Kind::Ours {
             worst = w;
+            heap = rounds.heap;
         }
     }
-    println!();
+    let heap_worst = Rounds::worst(&heap);
+    println!(
+        "\nOurs, heap in use after each round (bytes handed out by the allocator and not freed): {} (+{:.1} % at worst)\n",
+        heap.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        heap_worst * 100.0
+    );
 
     println!("### Targets\n");
     println!("| target | figure | |");
@@ -374,8 +401,9 @@ async fn main() -> Result<(), String> {
         verdict(p99_open.as_secs_f64() <= 1.5 * p99_none.as_secs_f64())
     );
     println!(
-        "| no leak: five rounds within 10 % of the first | worst +{:.1} % | {} |",
+        "| no leak: five rounds within 10 % of the first | RSS worst +{:.1} % (heap in use +{:.1} %) | {} |",
         worst * 100.0,
+        heap_worst * 100.0,
         verdict(worst <= 0.10)
     );
     println!(

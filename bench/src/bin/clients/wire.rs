@@ -2,7 +2,7 @@
 //! keep-alive call load, concurrent exchanges, and the figures taken from them.
 
 use crate::server::{Kind, Server};
-use mcp_bench::{Request, add_call, listen_request, mrtr_retry, touch_call};
+use mcp_bench::{Request, add_call, heap_call, listen_request, mrtr_retry, touch_call};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -325,19 +325,55 @@ pub(crate) fn sse_ok(_: usize, body: &[u8]) -> Option<String> {
 
 /// RSS after each of five rounds of opening and closing `batch` streams on a fresh server, and
 /// the largest growth over the first round.
-pub(crate) async fn rounds_of_streams(kind: Kind, batch: usize) -> Result<(Vec<u64>, f64), String> {
+pub(crate) async fn rounds_of_streams(
+    kind: Kind,
+    batch: usize,
+    count: usize,
+) -> Result<Rounds, String> {
     let server = Server::start(kind)?;
-    let mut after = Vec::new();
-    for _ in 0..5 {
+    let mut rounds = Rounds::default();
+    for _ in 0..count {
         let streams = open_streams(server.port, batch).await?;
         drop(streams);
         tokio::time::sleep(Duration::from_millis(700)).await;
-        after.push(server.rss());
+        rounds.rss.push(server.rss());
+        rounds.heap.push(heap(server.port).await?);
     }
-    let first = after[0] as f64;
-    let worst = after
-        .iter()
-        .map(|&r| (r as f64 - first) / first)
-        .fold(0.0_f64, f64::max);
-    Ok((after, worst))
+    Ok(rounds)
+}
+
+/// RSS (KiB) and heap in use (bytes) after each round of opening and closing streams.
+#[derive(Default)]
+pub(crate) struct Rounds {
+    pub(crate) rss: Vec<u64>,
+    pub(crate) heap: Vec<u64>,
+}
+
+impl Rounds {
+    /// The largest growth of `values` over the first, as a fraction.
+    pub(crate) fn worst(values: &[u64]) -> f64 {
+        let first = values.first().copied().unwrap_or(1).max(1) as f64;
+        values
+            .iter()
+            .map(|&r| (r as f64 - first) / first)
+            .fold(0.0_f64, f64::max)
+    }
+}
+
+/// The server's heap in use, from its `heap` tool.
+async fn heap(port: u16) -> Result<u64, String> {
+    let body = exchange(port, &heap_call())
+        .await
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&body);
+    // The answer's only text block is the number.
+    let start = text
+        .find("\"text\":\"")
+        .ok_or("no text in the heap answer")?
+        + 8;
+    text[start..]
+        .split('"')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("no number in the heap answer: {text}"))
 }
