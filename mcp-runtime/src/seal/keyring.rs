@@ -5,7 +5,7 @@
 //! Why GCM-SIV: with a random nonce per token it stays safe far past any realistic number of
 //! tokens under one key (and a repeated nonce reveals only that two plaintexts were equal, not
 //! the key), and with the CPU's AES and carry-less multiply instructions a seal and an open of
-//! an MRTR state cost ≈ 2.5k instructions together under callgrind, where XChaCha20-Poly1305
+//! an MRTR state cost ≈ 4.4k instructions together under callgrind, where XChaCha20-Poly1305
 //! (tokens `v1.`, until 2026-12) cost ≈ 16.4k (BENCHMARKS.md, issue 21, third pass).
 
 use super::MAX_STATE_BYTES;
