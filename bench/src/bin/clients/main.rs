@@ -124,15 +124,8 @@ async fn main() -> Result<(), String> {
             let (latencies, per_round) = fan_out(touch, streams, rounds).await?;
             println!(
                 "{name}: {most} streams through port {front}, change on port {touch}, {rounds} \
-                 rounds: p50 {} ms, p99 {} ms, max {} ms; p99 per round: {} ms",
-                ms(percentile(&latencies, 0.5)),
-                ms(percentile(&latencies, 0.99)),
-                ms(*latencies.last().unwrap_or(&Duration::ZERO)),
-                per_round
-                    .iter()
-                    .map(|d| ms(*d))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                 rounds: {}",
+                spread(&latencies, &per_round)
             );
             drop(own);
         }
@@ -181,17 +174,7 @@ async fn main() -> Result<(), String> {
     println!(
         "\n### One change to {most} streams (`touch` sent → `resources/updated` read), 5 rounds\n"
     );
-    println!(
-        "p50 {} ms, p99 {} ms, max {} ms; p99 per round: {} ms\n",
-        ms(percentile(&latencies, 0.5)),
-        ms(fan_p99),
-        ms(*latencies.last().unwrap_or(&Duration::ZERO)),
-        per_round
-            .iter()
-            .map(|d| ms(*d))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    println!("{}\n", spread(&latencies, &per_round));
     drop(ours);
     // The same fan-out from raw axum (a broadcast of the URI, each stream writing its event).
     let floor = Server::start(Kind::FanoutFloor)?;
@@ -199,15 +182,8 @@ async fn main() -> Result<(), String> {
     let (floor_latencies, floor_rounds) = fan_out(floor.port, floor_streams, 5).await?;
     let floor_p99 = percentile(&floor_latencies, 0.99);
     println!(
-        "raw axum, the same {most} streams: p50 {} ms, p99 {} ms, max {} ms; p99 per round: {} ms\n",
-        ms(percentile(&floor_latencies, 0.5)),
-        ms(floor_p99),
-        ms(*floor_latencies.last().unwrap_or(&Duration::ZERO)),
-        floor_rounds
-            .iter()
-            .map(|d| ms(*d))
-            .collect::<Vec<_>>()
-            .join(", ")
+        "raw axum, the same {most} streams: {}\n",
+        spread(&floor_latencies, &floor_rounds)
     );
     drop(floor);
     let quiet = Server::start(Kind::Ours)?;

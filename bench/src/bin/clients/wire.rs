@@ -139,6 +139,21 @@ pub(crate) fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// "p50 …, p99 …, max …; p99 per round: …" of a fan-out's sorted latencies.
+pub(crate) fn spread(sorted: &[Duration], per_round: &[Duration]) -> String {
+    format!(
+        "p50 {} ms, p99 {} ms, max {} ms; p99 per round: {} ms",
+        ms(percentile(sorted, 0.5)),
+        ms(percentile(sorted, 0.99)),
+        ms(*sorted.last().unwrap_or(&Duration::ZERO)),
+        per_round
+            .iter()
+            .map(|d| ms(*d))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 pub(crate) fn ms(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1000.0)
 }
