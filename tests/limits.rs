@@ -1,6 +1,7 @@
 //! The limits of `Limits` and `HttpOptions` over real HTTP, each at its documented default or a
 //! small configured value: nesting depth, string lengths, requests and listen streams at once,
-//! the per-request timeout, rounds of client input, the per-caller rate limit. And a server that
+//! the per-request timeout, rounds of client input, the per-caller rate limit, the time a request
+//! head may take. And a server that
 //! stays up: a panicking or hanging handler does not block other requests, and graceful shutdown
 //! lets requests in flight finish within a bound and ends listen streams with their final result.
 
@@ -363,6 +364,112 @@ async fn a_body_that_does_not_arrive_in_time_gets_408() {
     // The server goes on.
     let resp = post_json(&http.url(), &tool_call("ping")).await;
     assert_eq!(resp.status, StatusCode::OK);
+}
+
+/// Reads `s` until the server closes it; what it sent before, and whether it closed (rather
+/// than the wait running out).
+async fn read_until_closed(s: &mut tokio::net::TcpStream, wait: Duration) -> (String, bool) {
+    use tokio::io::AsyncReadExt;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    let closed = tokio::time::timeout(wait, async {
+        loop {
+            match s.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .is_ok();
+    (String::from_utf8_lossy(&seen).into_owned(), closed)
+}
+
+#[tokio::test]
+async fn a_request_head_that_does_not_arrive_in_time_closes_the_connection() {
+    use tokio::io::AsyncWriteExt;
+    let options = HttpOptions::default().head_timeout(Some(Duration::from_millis(300)));
+    let http = spawn_http_with(
+        server(Limits::default(), Arc::new(Semaphore::new(0))),
+        options,
+    )
+    .await;
+    // A head that stops halfway.
+    let mut s = tokio::net::TcpStream::connect(http.addr).await.unwrap();
+    s.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let at = Instant::now();
+    let (answer, closed) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(closed, "the connection was left open: {answer:?}");
+    assert!(
+        at.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        at.elapsed()
+    );
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    // A connection that sends nothing at all.
+    let mut quiet = tokio::net::TcpStream::connect(http.addr).await.unwrap();
+    let (_, closed) = read_until_closed(&mut quiet, Duration::from_secs(5)).await;
+    assert!(closed, "a silent connection was left open");
+    // The server goes on, and an answered keep-alive connection is closed once idle as long.
+    let body = tool_call("ping").to_string();
+    let mut kept = tokio::net::TcpStream::connect(http.addr).await.unwrap();
+    let mut head = String::from("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for (name, value) in headers_for(&tool_call("ping")) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    kept.write_all(head.as_bytes()).await.unwrap();
+    let (answer, closed) = read_until_closed(&mut kept, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("pong"), "{answer}");
+    assert!(closed, "the idle keep-alive connection was left open");
+}
+
+#[tokio::test]
+async fn a_listen_stream_outlives_the_head_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let options = HttpOptions::default()
+        .head_timeout(Some(Duration::from_millis(200)))
+        .keepalive(Duration::from_millis(100));
+    let http = spawn_http_with(
+        server(Limits::default(), Arc::new(Semaphore::new(0))),
+        options,
+    )
+    .await;
+    let listen = request(1, "subscriptions/listen", json!({"notifications": {}}));
+    let body = listen.to_string();
+    let mut head = String::from("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for (name, value) in headers_for(&listen) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let mut s = tokio::net::TcpStream::connect(http.addr).await.unwrap();
+    s.write_all(head.as_bytes()).await.unwrap();
+    // Five times the head timeout later, the stream still carries its keep-alive comments.
+    let until = Instant::now() + Duration::from_millis(1000);
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    while Instant::now() < until {
+        let n = within("the stream", s.read(&mut buf)).await.unwrap();
+        assert!(
+            n > 0,
+            "the listen stream was closed: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&seen);
+    assert!(text.contains("acknowledged"), "{text}");
+    let after_ack = &text[text.find("acknowledged").unwrap()..];
+    assert!(
+        after_ack.contains("\n:"),
+        "keep-alive comments after the acknowledgement: {text}"
+    );
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -21,10 +21,12 @@ use tokio::sync::watch;
 /// Serves `app` on `listener` until `stop` resolves; then stops accepting, asks every open
 /// connection to finish what it is answering and close, and returns once all have.
 /// `with_peer`: each request carries the client's address (`ConnectInfo<SocketAddr>`).
+/// `head_timeout`: how long a request's head may take (`HttpOptions::head_timeout`).
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     with_peer: bool,
+    head_timeout: Option<Duration>,
     stop: impl Future<Output = ()>,
 ) {
     // Closed (the sender dropped) when the server stops: each connection then ends gracefully.
@@ -50,8 +52,14 @@ pub(crate) async fn serve(
         let mut stopping = stopping.clone();
         let closed = closed.clone();
         tokio::spawn(async move {
-            let connection = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(socket), service);
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            // Only when asked: hyper then arms a timer for every request head.
+            if head_timeout.is_some() {
+                builder
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(head_timeout);
+            }
+            let connection = builder.serve_connection(TokioIo::new(socket), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
                 _ = connection.as_mut() => {}

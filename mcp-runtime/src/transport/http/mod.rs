@@ -180,11 +180,12 @@ where
     #[cfg(not(feature = "lab"))]
     let lab_needs_peer = false;
     let with_peer = options.rate.is_some() || lab_needs_peer;
+    let head_timeout = options.head_timeout;
     // The router is made once: served per connection from `axum::serve(listener, router)`,
     // axum rebuilds its route table for every connection (2.3 KB held per open connection).
     let app = router(dispatcher, legacy, options);
     let server = async move {
-        connections::serve(listener, app, with_peer, stop).await;
+        connections::serve(listener, app, with_peer, head_timeout, stop).await;
         Ok::<(), std::io::Error>(())
     };
     tokio::select! {

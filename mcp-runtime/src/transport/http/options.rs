@@ -55,6 +55,7 @@ pub struct HttpOptions {
     pub(super) origins: Vec<String>,
     pub(super) body_limit: usize,
     pub(super) body_timeout: Duration,
+    pub(super) head_timeout: Option<Duration>,
     pub(super) keepalive: Duration,
     pub(super) auth: Option<ResourceServer>,
     pub(super) rate: Option<(u32, Duration)>,
@@ -74,6 +75,7 @@ impl Default for HttpOptions {
             origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
             body_timeout: Duration::from_secs(30),
+            head_timeout: None,
             keepalive: Duration::from_secs(15),
             auth: None,
             rate: None,
@@ -95,6 +97,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("origins", &self.origins)
             .field("body_limit", &self.body_limit)
             .field("body_timeout", &self.body_timeout)
+            .field("head_timeout", &self.head_timeout)
             .field("keepalive", &self.keepalive)
             .field("auth", &self.auth)
             .field("rate", &self.rate)
@@ -134,6 +137,29 @@ impl HttpOptions {
     /// 408, so that a client sending a few bytes at a time cannot hold a request open.
     pub fn body_timeout(mut self, within: Duration) -> Self {
         self.body_timeout = within;
+        self
+    }
+    /// Longest time a connection may take to send a request's head, its request line and
+    /// headers (default: no limit). It counts from when the server starts waiting for a head:
+    /// on a new connection, and on a keep-alive connection between two requests. A connection
+    /// over it is closed, so that clients that connect and send nothing, or a byte at a time,
+    /// cannot hold connections; an idle keep-alive connection is closed after it too. A
+    /// response being streamed (a listen stream, an SSE call) is not affected.
+    ///
+    /// Set one when clients reach the server directly; a reverse proxy in front usually has
+    /// its own (nginx: `client_header_timeout`). Not the default because hyper arms a timer
+    /// for every request head: ≈ 1.3k instructions per request, 3 % of a plain call
+    /// (callgrind, BENCHMARKS.md). Applies to [`Server::serve`](crate::Server::serve) and the
+    /// other ways of serving that accept connections; a router from `into_router` is served
+    /// by whatever serves it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let options = mcp_runtime::HttpOptions::default().head_timeout(Some(Duration::from_secs(10)));
+    /// # let _ = options;
+    /// ```
+    pub fn head_timeout(mut self, within: Option<Duration>) -> Self {
+        self.head_timeout = within;
         self
     }
     /// Interval of keep-alive comments on SSE streams that wait (default 15 s), so that proxies
