@@ -749,21 +749,19 @@ pub fn baseline_other(body: &[u8]) -> Option<BaselineAnswer> {
                 "contents": [{"uri": "big://text", "mimeType": "text/plain", "text": text}]}});
             serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
         }
-        "tools/call" if req.params.name.as_deref() == Some("heap") => {
-            let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
-                "content": [{"type": "text", "text": heap_in_use().to_string()}], "isError": false}});
-            serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
-        }
-        "tools/call" if req.params.name.as_deref() == Some("touch") => {
-            let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
-                "content": [{"type": "text", "text": "touched"}], "isError": false}});
-            serde_json::to_vec(&out).ok().map(BaselineAnswer::Touch)
-        }
         "tools/call" => {
-            let len = req.params.arguments?.data.len();
+            let text = match req.params.name.as_deref() {
+                Some("heap") => heap_in_use().to_string(),
+                Some("touch") => "touched".to_owned(),
+                _ => req.params.arguments?.data.len().to_string(),
+            };
             let out = json!({"jsonrpc": "2.0", "id": req.id, "result": {"resultType": "complete",
-                "content": [{"type": "text", "text": len.to_string()}], "isError": false}});
-            serde_json::to_vec(&out).ok().map(BaselineAnswer::Json)
+                "content": [{"type": "text", "text": text}], "isError": false}});
+            let out = serde_json::to_vec(&out).ok()?;
+            Some(match req.params.name.as_deref() {
+                Some("touch") => BaselineAnswer::Touch(out),
+                _ => BaselineAnswer::Json(out),
+            })
         }
         _ => None,
     }

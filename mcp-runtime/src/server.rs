@@ -96,7 +96,8 @@ impl Server {
     ) -> Result<(), Error> {
         options.check().map_err(Error::Usage)?;
         let signal = http::ctrl_c_or_term();
-        Ok(http::serve(self.dispatcher, self.legacy, listener, options, signal).await?)
+        http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
+        Ok(())
     }
 
     /// Serves Streamable HTTP on `listener` until `signal` completes; then ends listen streams
@@ -128,7 +129,8 @@ impl Server {
         S: std::future::Future<Output = ()> + Send + 'static,
     {
         options.check().map_err(Error::Usage)?;
-        Ok(http::serve(self.dispatcher, self.legacy, listener, options, signal).await?)
+        http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
+        Ok(())
     }
 
     /// An axum router serving this server at the options' path: mount it in your own app (with

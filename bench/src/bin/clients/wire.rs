@@ -338,8 +338,8 @@ pub(crate) fn sse_ok(_: usize, body: &[u8]) -> Option<String> {
         .then(String::new)
 }
 
-/// RSS after each of five rounds of opening and closing `batch` streams on a fresh server, and
-/// the largest growth over the first round.
+/// RSS and heap in use after each of `count` rounds of opening and closing `batch` streams on
+/// a fresh server.
 pub(crate) async fn rounds_of_streams(
     kind: Kind,
     batch: usize,

@@ -162,8 +162,7 @@ pub(crate) async fn serve<S>(
     listener: tokio::net::TcpListener,
     options: HttpOptions,
     signal: S,
-) -> std::io::Result<()>
-where
+) where
     S: Future<Output = ()> + Send + 'static,
 {
     let shutdown = dispatcher.shutdown.clone();
@@ -181,15 +180,10 @@ where
     let lab_needs_peer = false;
     let with_peer = options.rate.is_some() || lab_needs_peer;
     let head_timeout = options.head_timeout;
-    // The router is made once: served per connection from `axum::serve(listener, router)`,
-    // axum rebuilds its route table for every connection (2.3 KB held per open connection).
+    // Made once and shared by every connection (a clone is a reference count).
     let app = router(dispatcher, legacy, options);
-    let server = async move {
-        connections::serve(listener, app, with_peer, head_timeout, stop).await;
-        Ok::<(), std::io::Error>(())
-    };
     tokio::select! {
-        served = server => served,
+        () = connections::serve(listener, app, with_peer, head_timeout, stop) => {}
         () = async {
             stopping.cancelled().await;
             tokio::time::sleep(grace).await;
@@ -198,7 +192,6 @@ where
                 grace_ms = grace.as_millis() as u64,
                 "requests still running after the shutdown grace period: closing their connections"
             );
-            Ok(())
         }
     }
 }
