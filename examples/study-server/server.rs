@@ -36,13 +36,23 @@ pub async fn prepare_review(
         Elicitation::Declined => return Err("The user declined to choose a review goal.".into()),
         Elicitation::Cancelled => return Err("The user cancelled the review goal question.".into()),
     };
-    let summary = serde_json::json!({
-        "goal": goal,
-        "rootCount": workspace_scope.len(),
-        "sample": review_sample.text(),
-        "topic": topic,
-    });
-    Ok(summary.to_string())
+    let summary = ReviewSummary {
+        goal: &goal,
+        root_count: workspace_scope.len(),
+        sample: &review_sample.text(),
+        topic: &topic,
+    };
+    serde_json::to_string(&summary).map_err(|e| e.to_string())
+}
+
+/// What `prepare_review` reports, as JSON text.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReviewSummary<'a> {
+    goal: &'a str,
+    root_count: usize,
+    sample: &'a str,
+    topic: &'a str,
 }
 
 /// Where and how the service runs.

@@ -12,8 +12,10 @@ pub(crate) fn host_part(authority: &str) -> &str {
             None => a,
         };
     }
-    match a.rsplit_once(':') {
-        Some((h, port)) if port.bytes().all(|c| c.is_ascii_digit()) => h,
+    // By bytes: `rsplit_once(':')` sets up a char searcher (~120 instructions more a request,
+    // callgrind `call`).
+    match a.bytes().rposition(|b| b == b':') {
+        Some(i) if a.as_bytes()[i + 1..].iter().all(u8::is_ascii_digit) => &a[..i],
         _ => a,
     }
 }

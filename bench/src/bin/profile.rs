@@ -2,8 +2,9 @@
 //! request `ITERATIONS` times with `Server::handle_message` (no sockets) and prints the mean
 //! wall time per request. Run it under `valgrind --tool=callgrind` to see where the
 //! instructions go. Cases: `baseline` (the baseline's parse + serialize), `call`, `sse`,
-//! `mrtr` (both rounds alternately), `resource`, `validate20`, `list100`, `list1000`,
-//! `list10000`; and `listen`, the heap bytes each open listen stream holds.
+//! `mrtr` (both rounds alternately), `mrtr1` and `mrtr2` (the first round or the retry alone),
+//! `resource`, `validate20`, `list100`, `list1000`, `list10000`; and `listen`, the heap bytes
+//! each open listen stream holds.
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -152,6 +153,15 @@ fn main() -> Result<(), String> {
                 .ok_or("no requestState")?
                 .to_owned();
             vec![first, mrtr_retry(&state)]
+        }
+        "mrtr1" => vec![mrtr_first()],
+        "mrtr2" => {
+            let v = body_of(&send(&mrtr_first()));
+            let state = v["result"]["requestState"]
+                .as_str()
+                .ok_or("no requestState")?
+                .to_owned();
+            vec![mrtr_retry(&state)]
         }
         "resource" => vec![resource_read()],
         "validate20" => vec![mcp_bench::validate_call()],

@@ -50,20 +50,11 @@ enum Outcome {
 impl Response {
     /// A result, serialized into a buffer of 512 bytes to start with.
     pub(crate) fn result<T: Serialize>(id: &RequestId, result: &T) -> Response {
-        Response::result_with_capacity(id, result, 512)
+        Response::result_written(id, 512, |buf| serde_json::to_writer(buf, result))
     }
 
-    /// A result serialized into a buffer of `capacity` bytes to start with (results known to be
-    /// large skip the regrowing).
-    pub(crate) fn result_with_capacity<T: Serialize>(
-        id: &RequestId,
-        result: &T,
-        capacity: usize,
-    ) -> Response {
-        Response::result_written(id, capacity, |buf| serde_json::to_writer(buf, result))
-    }
-
-    /// A result whose JSON `write` appends to the buffer (`capacity` bytes to start with).
+    /// A result whose JSON `write` appends to the buffer (`capacity` bytes to start with: results
+    /// known to be large skip the regrowing).
     pub(crate) fn result_written(
         id: &RequestId,
         capacity: usize,

@@ -7,7 +7,7 @@ use super::encode::Response;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::RawInputResponses;
-use crate::protocol::{InputRequiredResult, Method, RequestId, ResultType};
+use crate::protocol::{InputRequest, InputRequiredResult, Method, RequestId, ResultType};
 use crate::seal::{Binding, InputData, LazyBinding, Responses};
 use std::sync::Arc;
 
@@ -82,8 +82,47 @@ impl Dispatcher {
             r.meta = self.result_meta();
         }
         // Input requests and a sealed state: usually most of a kilobyte.
-        Response::result_with_capacity(id, &r, 1000).marked_input_required()
+        Response::result_written(id, 1000, |buf| write_input_required(buf, &r))
+            .marked_input_required()
     }
+}
+
+/// `r`'s JSON, the bytes its derived `Serialize` writes (a test compares them), with the keys
+/// written as constants and prepared requests copied: ~1,200 fewer instructions per first round
+/// (callgrind, `mrtr`).
+fn write_input_required(buf: &mut Vec<u8>, r: &InputRequiredResult) -> serde_json::Result<()> {
+    match &r.result_type {
+        ResultType::InputRequired => buf.extend_from_slice(br#"{"resultType":"input_required""#),
+        other => {
+            buf.extend_from_slice(br#"{"resultType":"#);
+            serde_json::to_writer(&mut *buf, other)?;
+        }
+    }
+    if let Some(asks) = &r.input_requests {
+        buf.extend_from_slice(br#","inputRequests":{"#);
+        for (i, (key, ask)) in asks.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            serde_json::to_writer(&mut *buf, key)?;
+            buf.push(b':');
+            match ask {
+                InputRequest::Prepared(p) => buf.extend_from_slice(p.json().get().as_bytes()),
+                other => serde_json::to_writer(&mut *buf, other)?,
+            }
+        }
+        buf.push(b'}');
+    }
+    if let Some(state) = &r.request_state {
+        buf.extend_from_slice(br#","requestState":"#);
+        serde_json::to_writer(&mut *buf, state)?;
+    }
+    if let Some(meta) = &r.meta {
+        buf.extend_from_slice(br#","_meta":"#);
+        serde_json::to_writer(&mut *buf, meta)?;
+    }
+    buf.push(b'}');
+    Ok(())
 }
 
 /// A `requestState` that does not open: a `debug` event with the reason.
@@ -95,4 +134,52 @@ fn refused(e: &McpError) {
         rpc.response.status_code = e.code(),
         "requestState refused"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_input_required;
+    use crate::protocol::{
+        CreateMessageRequestParams, InputRequest, InputRequests, InputRequiredResult,
+        ListRootsParams, PreparedRequest, ResultMeta, ResultType,
+    };
+    use std::sync::Arc;
+
+    #[test]
+    fn the_written_result_is_the_serialized_one() {
+        let prepared = |r| InputRequest::Prepared(Arc::new(PreparedRequest::new(r).unwrap()));
+        let mut asks = InputRequests::new();
+        asks.insert("scope", prepared(InputRequest::ListRoots(None)));
+        asks.insert(
+            "a \"quoted\" key",
+            InputRequest::ListRoots(Some(ListRootsParams::default())),
+        );
+        let sample = CreateMessageRequestParams::prompt("Say \"hi\".", 10);
+        asks.insert("draft", InputRequest::Sample(sample.clone()));
+        asks.insert("draft2", prepared(InputRequest::Sample(sample)));
+        let full = InputRequiredResult {
+            result_type: ResultType::InputRequired,
+            input_requests: Some(asks),
+            request_state: Some("v2.abc_-".into()),
+            meta: Some(ResultMeta::default()),
+        };
+        let bare = InputRequiredResult {
+            result_type: ResultType::InputRequired,
+            input_requests: Some(InputRequests::new()),
+            request_state: None,
+            meta: None,
+        };
+        let complete = InputRequiredResult {
+            result_type: ResultType::Complete,
+            ..bare.clone()
+        };
+        for r in [full, bare, complete] {
+            let mut buf = Vec::new();
+            write_input_required(&mut buf, &r).unwrap();
+            assert_eq!(
+                String::from_utf8(buf).unwrap(),
+                serde_json::to_string(&r).unwrap()
+            );
+        }
+    }
 }

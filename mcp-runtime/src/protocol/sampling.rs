@@ -138,18 +138,10 @@ pub enum SamplingContent {
 impl SamplingContent {
     /// The concatenated text of the text blocks.
     pub fn text(&self) -> String {
-        let blocks: Vec<&SamplingBlock> = match self {
-            SamplingContent::One(b) => vec![b],
-            SamplingContent::Many(v) => v.iter().collect(),
-        };
-        blocks
-            .into_iter()
-            .filter_map(|b| match b {
-                SamplingBlock::Content(c) => c.as_text(),
-                SamplingBlock::Other(_) => None,
-            })
-            .collect::<Vec<_>>()
-            .join("")
+        match self {
+            SamplingContent::One(b) => b.text().unwrap_or_default().to_owned(),
+            SamplingContent::Many(v) => v.iter().filter_map(SamplingBlock::text).collect(),
+        }
     }
 }
 
@@ -166,6 +158,14 @@ pub enum SamplingBlock {
 }
 
 impl SamplingBlock {
+    /// The text of a text block.
+    fn text(&self) -> Option<&str> {
+        match self {
+            SamplingBlock::Content(c) => c.as_text(),
+            SamplingBlock::Other(_) => None,
+        }
+    }
+
     /// The block as a typed [`SamplingMessageContentBlock`], when it is a known kind.
     pub fn to_typed(&self) -> Option<SamplingMessageContentBlock> {
         serde_json::to_value(self)

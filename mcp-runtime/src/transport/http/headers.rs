@@ -247,8 +247,9 @@ fn header_value<'h>(
             "Header mismatch: `{name}` contains characters that are not visible ASCII; encode the value as =?base64?…?="
         ))
     })?;
-    let text = text.trim_matches([' ', '\t']);
-    if text.bytes().any(|c| c.is_ascii_control()) {
+    let text = trim_whitespace(text);
+    // `to_str` let only visible ASCII and tabs through: a tab is the one control left.
+    if text.bytes().any(|c| c == b'\t') {
         return Err(McpError::header_mismatch(format!(
             "Header mismatch: `{name}` contains control characters"
         )));
@@ -265,9 +266,24 @@ fn header_value<'h>(
         })
 }
 
+/// `text` without the optional whitespace (spaces and tabs) at either end. By bytes: a
+/// `trim_matches` with a pattern of two chars decodes every char (~50 instructions more a
+/// header, callgrind `call`).
+fn trim_whitespace(text: &str) -> &str {
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let bytes = text.as_bytes();
+    let start = bytes.iter().position(|b| !blank(b)).unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |i| i + 1);
+    // Both ends sit next to ASCII bytes (or the ends of `text`): char boundaries.
+    &text[start..end]
+}
+
 /// Trims optional whitespace, refuses control characters, and decodes the base64 sentinel.
 fn decode_header_text(raw: &str) -> Option<String> {
-    let text = raw.trim_matches([' ', '\t']);
+    let text = trim_whitespace(raw);
     if text.chars().any(|c| c.is_ascii_control()) {
         return None;
     }
