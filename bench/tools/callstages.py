@@ -30,61 +30,71 @@ def find(costs, *needles):
     return max(hits, default=0.0)
 
 
+# The framework's functions each stage is read from (a part of the name is enough).
+OURS = {
+    "total": "start_thread",
+    "handler": "axum::handler::Handler<(M,T1,T2),S>>::call::{{closure}}",
+    "dispatch": "mcp_runtime::dispatch::Dispatcher::handle",
+    "decode": "dispatch::decode::decode",
+    "meta": "RequestMetaVisitor as serde_core::de::Visitor>::visit_map",
+    "header_cross": "HeaderChecks as mcp_runtime::dispatch::TransportChecks>::check_request",
+    "validate": "dispatch::validate::validate",
+    "depth": "dispatch::limits::check_depth",
+    "encode": "dispatch::encode::Response::tool_result",
+    "tool": "study::_::__mcp_handler",
+    "body": "transport::http::read_body::{{closure}}",
+    "answer": "transport::http::answer",
+    "drop_call": "drop_in_place<mcp_runtime::dispatch::call::Call>",
+}
+# The transport's checks before dispatch.
+GUARDS = [
+    "guard::host_allowed",
+    "guard::origin_allowed",
+    "negotiate::accepts",
+    "negotiate::content_type_ok",
+    "era::of_post",
+    "headers::McpHeaders::scan",
+]
+BASELINE = {
+    "total": "start_thread",
+    "handler": "axum::handler::Handler<(M,T1),S>>::call::{{closure}}",
+    "answer": "mcp_bench::baseline_answer",
+    "parse": "serde_json::de::from_trait",
+}
+
+
 def main():
     keep = sys.argv[1]
     ours, base = per_request(keep, "call"), per_request(keep, "baseline")
-    total_ours = find(ours, "start_thread")
-    total_base = find(base, "start_thread")
-    handler_ours = find(ours, "axum::handler::Handler<(M,T1,T2),S>>::call::{{closure}}")
-    handler_base = find(base, "axum::handler::Handler<(M,T1),S>>::call::{{closure}}")
-    decode = find(ours, "dispatch::decode::decode")
-    meta = find(ours, "RequestMetaVisitor as serde_core::de::Visitor>::visit_map")
-    header_cross = find(ours, "HeaderChecks as mcp_runtime::dispatch::TransportChecks>::check_request")
-    validate = find(ours, "dispatch::validate::validate")
-    depth = find(ours, "dispatch::limits::check_depth")
-    start = find(ours, "route::<impl mcp_runtime::dispatch::Dispatcher>::start")
-    encode = find(ours, "dispatch::encode::Response::tool_result")
-    tool = find(ours, "study::_::__mcp_handler")
-    dispatch = find(ours, "mcp_runtime::dispatch::Dispatcher::handle")
-    guards = sum(
-        find(ours, f"transport::http::{name}")
-        for name in [
-            "guard::host_allowed",
-            "guard::origin_allowed",
-            "negotiate::accepts",
-            "negotiate::content_type_ok",
-            "era::of_post",
-            "headers::McpHeaders::scan",
-        ]
-    )
-    body_ours = find(ours, "transport::http::read_body::{{closure}}")
-    answer = find(ours, "transport::http::answer")
-    drop_call = find(ours, "drop_in_place<mcp_runtime::dispatch::call::Call>")
-    base_answer = find(base, "mcp_bench::baseline_answer")
-    base_parse = find(base, "serde_json::de::from_trait")
-    base_ser = base_answer - base_parse
+    o = {name: find(ours, needle) for name, needle in OURS.items()}
+    b = {name: find(base, needle) for name, needle in BASELINE.items()}
+    guards = sum(find(ours, f"transport::http::{name}") for name in GUARDS)
     rows = [
-        ("whole request", total_base, total_ours),
-        ("hyper, axum and tokio around the handler", total_base - handler_base, total_ours - handler_ours),
-        ("the handler", handler_base, handler_ours),
-        ("· body read, response built, request parts dropped", handler_base - base_answer,
-         handler_ours - dispatch - guards),
+        ("whole request", b["total"], o["total"]),
+        ("hyper, axum and tokio around the handler", b["total"] - b["handler"],
+         o["total"] - o["handler"]),
+        ("the handler", b["handler"], o["handler"]),
+        ("· body read, response built, request parts dropped", b["handler"] - b["answer"],
+         o["handler"] - o["dispatch"] - guards),
         ("· Host, Origin, Accept, Content-Type, era, MCP headers found", 0, guards),
-        ("· JSON-RPC read (ours: one pass; baseline skips `_meta`)", base_parse, decode - meta),
-        ("· `_meta` read (protocol version, capabilities, client info)", 0, meta),
-        ("· MCP headers checked against the body", 0, header_cross),
-        ("· nesting depth and other validation", 0, depth + validate - header_cross),
-        ("· the tool (arguments parsed, `add`, text)", 0, tool),
-        ("· result written", base_ser, encode),
-        ("· routing, request context, telemetry hooks", 0, dispatch - decode - validate - depth - tool - encode),
+        ("· JSON-RPC read (ours: one pass; baseline skips `_meta`)", b["parse"],
+         o["decode"] - o["meta"]),
+        ("· `_meta` read (protocol version, capabilities, client info)", 0, o["meta"]),
+        ("· MCP headers checked against the body", 0, o["header_cross"]),
+        ("· nesting depth and other validation", 0,
+         o["depth"] + o["validate"] - o["header_cross"]),
+        ("· the tool (arguments parsed, `add`, text)", 0, o["tool"]),
+        ("· result written", b["answer"] - b["parse"], o["encode"]),
+        ("· routing, request context, telemetry hooks", 0,
+         o["dispatch"] - o["decode"] - o["validate"] - o["depth"] - o["tool"] - o["encode"]),
     ]
     print("| part | baseline | ours | ours − baseline |")
     print("|---|---:|---:|---:|")
-    for name, b, o in rows:
-        print(f"| {name} | {b:,.0f} | {o:,.0f} | {o - b:+,.0f} |")
+    for name, base_v, ours_v in rows:
+        print(f"| {name} | {base_v:,.0f} | {ours_v:,.0f} | {ours_v - base_v:+,.0f} |")
     print()
-    print(f"(body read: ours {body_ours:,.0f}; response framed: {answer:,.0f}; "
-          f"request context dropped: {drop_call:,.0f})")
+    print(f"(body read: ours {o['body']:,.0f}; response framed: {o['answer']:,.0f}; "
+          f"request context dropped: {o['drop_call']:,.0f})")
 
 
 if __name__ == "__main__":
