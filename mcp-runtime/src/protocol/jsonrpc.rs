@@ -90,7 +90,7 @@ pub type ProgressToken = RequestId;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ErrorObject {
-    /// The error code (see [`codes`](crate::protocol::codes)).
+    /// The error code (see [`codes`]).
     pub code: i32,
     /// One concise sentence.
     pub message: String,

@@ -64,7 +64,7 @@ pub(crate) type SyncToolFn = dyn Fn(ToolCall) -> Result<ToolOutcome, McpError> +
 /// How a tool's handler runs.
 #[derive(Clone)]
 pub(crate) enum ToolHandler {
-    /// A future, polled by the request's [`Call`](crate::Call).
+    /// A future, polled by the request's [`Call`](crate::dispatch::Call).
     Async(Arc<ToolFn>),
     /// A plain function, run as soon as the request is dispatched (no future to allocate).
     Sync(Arc<SyncToolFn>),

@@ -131,8 +131,9 @@ impl Binding {
     }
 
     /// The binding of a request whose state is about to be opened, with the arguments taken as
-    /// sent: [`Sealer::open`] compares that first and canonicalizes only when it differs (a
-    /// client usually sends the same text, already compact and sorted, on every round).
+    /// sent: [`Sealer::open`](super::Sealer::open) compares that first and canonicalizes only
+    /// when it differs (a client usually sends the same text, already compact and sorted, on
+    /// every round).
     pub(crate) fn as_sent(
         method: &'static str,
         name: &str,
