@@ -58,7 +58,8 @@ impl Dispatcher {
             ),
             Some(token) => {
                 let caller = caller.as_deref();
-                let mut binding = Binding::as_sent(method, &round.name, &round.arguments, caller);
+                let mut binding =
+                    Binding::as_sent(method, round.name.clone(), &round.arguments, caller);
                 let previous = self
                     .sealer
                     .open(&token, &mut binding, &round.arguments)

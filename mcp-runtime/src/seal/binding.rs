@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
 /// Longest text a [`Fingerprint`] keeps as is; longer text is replaced by its SHA-256.
 pub(super) const INLINE_MAX: usize = 32;
@@ -105,8 +106,8 @@ impl std::io::Write for FingerprintWriter {
 pub(crate) struct Binding {
     /// Method.
     pub(crate) method: &'static str,
-    /// Tool or prompt name, or the resource URI.
-    pub(crate) name: String,
+    /// Tool or prompt name, or the resource URI (shared with the request, not copied).
+    pub(crate) name: Arc<str>,
     /// The canonical JSON of the arguments.
     pub(crate) arguments: Fingerprint,
     /// The caller's subject, when authenticated.
@@ -118,13 +119,13 @@ impl Binding {
     /// its canonical form (keys sorted, no whitespace), so spacing and key order do not matter.
     pub(crate) fn new(
         method: &'static str,
-        name: &str,
+        name: impl Into<Arc<str>>,
         arguments: &str,
         caller: Option<&str>,
     ) -> Self {
         Binding {
             method,
-            name: name.to_owned(),
+            name: name.into(),
             arguments: canonical_fingerprint(arguments),
             caller: caller.map(|c| Fingerprint::of(c.as_bytes())),
         }
@@ -136,13 +137,13 @@ impl Binding {
     /// every round).
     pub(crate) fn as_sent(
         method: &'static str,
-        name: &str,
+        name: impl Into<Arc<str>>,
         arguments: &str,
         caller: Option<&str>,
     ) -> Self {
         Binding {
             method,
-            name: name.to_owned(),
+            name: name.into(),
             arguments: Fingerprint::of(arguments.as_bytes()),
             caller: caller.map(|c| Fingerprint::of(c.as_bytes())),
         }

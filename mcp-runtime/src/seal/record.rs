@@ -136,8 +136,12 @@ impl<'a> Reader<'a> {
         None
     }
     fn str(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.bytes()?).ok()
+    }
+    /// A string's bytes, not checked as UTF-8: for text only compared with known text.
+    fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = self.len()?;
-        std::str::from_utf8(self.take(n)?).ok()
+        self.take(n)
     }
     fn raw(&mut self) -> Option<Box<RawValue>> {
         RawValue::from_string(self.str()?.to_owned()).ok()
@@ -211,8 +215,10 @@ impl Sealer {
         let head = (|| {
             let expires_ms = u64::from_le_bytes(r.array()?);
             let round = u32::from_le_bytes(r.array()?);
-            let method = r.str()?;
-            let name = r.str()?;
+            // Compared as bytes (the known method and name are text): ~250 instructions less
+            // per retry than checking both as UTF-8 (callgrind, `mcp-bench-profile mrtr2`).
+            let method = r.bytes()?;
+            let name = r.bytes()?;
             let arguments = r.fingerprint()?;
             let caller = match r.byte()? {
                 0 => None,
@@ -227,10 +233,13 @@ impl Sealer {
                 "Invalid params: requestState has expired; send the request again without it",
             ));
         }
-        if method != expected.method || name != expected.name {
+        if method != expected.method.as_bytes() || name != expected.name.as_bytes() {
             return Err(McpError::invalid_params(format!(
-                "Invalid params: requestState belongs to another request ({method} `{name}`), not {} `{}`",
-                expected.method, expected.name
+                "Invalid params: requestState belongs to another request ({} `{}`), not {} `{}`",
+                String::from_utf8_lossy(method),
+                String::from_utf8_lossy(name),
+                expected.method,
+                expected.name
             )));
         }
         if arguments != expected.arguments {

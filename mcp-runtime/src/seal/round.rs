@@ -63,7 +63,8 @@ impl LazyBinding {
                 name,
                 arguments,
                 caller,
-            } => cell.get_or_init(|| Binding::new(method, name, arguments, caller.as_deref())),
+            } => cell
+                .get_or_init(|| Binding::new(method, name.clone(), arguments, caller.as_deref())),
         }
     }
 }
