@@ -36,10 +36,11 @@ pub async fn prepare_review(
         Elicitation::Declined => return Err("The user declined to choose a review goal.".into()),
         Elicitation::Cancelled => return Err("The user cancelled the review goal question.".into()),
     };
+    let sample = review_sample.text();
     let summary = ReviewSummary {
         goal: &goal,
         root_count: workspace_scope.len(),
-        sample: &review_sample.text(),
+        sample: &sample,
         topic: &topic,
     };
     serde_json::to_string(&summary).map_err(|e| e.to_string())
