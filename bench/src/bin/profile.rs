@@ -1,10 +1,11 @@
 //! An in-process loop for profilers: `mcp-bench-profile CASE ITERATIONS` dispatches the case's
 //! request `ITERATIONS` times with `Server::handle_message` (no sockets) and prints the mean
 //! wall time per request. Run it under `valgrind --tool=callgrind` to see where the
-//! instructions go. Cases: `baseline` (the baseline's parse + serialize), `call`, `sse`,
-//! `mrtr` (both rounds alternately), `mrtr1` and `mrtr2` (the first round or the retry alone),
-//! `resource`, `validate20`, `list100`, `list1000`, `list10000`; and `listen`, the heap bytes
-//! each open listen stream holds.
+//! instructions go. Cases: `baseline` (the baseline's parse + serialize; `baseline-nometa`
+//! the same without the body's `_meta`), `call`, `sse`, `mrtr` (both rounds alternately),
+//! `mrtr1` and `mrtr2` (the first round or the retry alone), `resource`, `validate20`,
+//! `list100`, `list1000`, `list10000`; and `listen`, the heap bytes each open listen stream
+//! holds.
 
 #[path = "../../../examples/study-server/server.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -71,8 +72,17 @@ fn main() -> Result<(), String> {
         .next()
         .and_then(|v| v.parse().ok())
         .ok_or("usage: mcp-bench-profile CASE ITERATIONS")?;
-    if case == "baseline" {
-        let body = add_call(false).body;
+    if case == "baseline" || case == "baseline-nometa" {
+        let mut body = add_call(false).body;
+        if case == "baseline-nometa" {
+            // The same body without `_meta`: what skipping it costs the baseline's parse.
+            let mut v: serde_json::Value =
+                serde_json::from_str(&body).map_err(|e| e.to_string())?;
+            if let Some(params) = v["params"].as_object_mut() {
+                params.remove("_meta");
+            }
+            body = v.to_string();
+        }
         let a0 = allocations();
         let t = Instant::now();
         let mut bytes = 0;
