@@ -416,14 +416,8 @@ async fn a_request_head_that_does_not_arrive_in_time_closes_the_connection() {
     let (_, closed) = read_until_closed(&mut quiet, Duration::from_secs(5)).await;
     assert!(closed, "a silent connection was left open");
     // The server goes on, and an answered keep-alive connection is closed once idle as long.
-    let body = tool_call("ping").to_string();
     let mut kept = tokio::net::TcpStream::connect(http.addr).await.unwrap();
-    let mut head = String::from("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
-    for (name, value) in headers_for(&tool_call("ping")) {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    kept.write_all(head.as_bytes()).await.unwrap();
+    kept.write_all(&raw_post(&tool_call("ping"))).await.unwrap();
     let (answer, closed) = read_until_closed(&mut kept, Duration::from_secs(5)).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains("pong"), "{answer}");
@@ -442,14 +436,8 @@ async fn a_listen_stream_outlives_the_head_timeout() {
     )
     .await;
     let listen = request(1, "subscriptions/listen", json!({"notifications": {}}));
-    let body = listen.to_string();
-    let mut head = String::from("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
-    for (name, value) in headers_for(&listen) {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
     let mut s = tokio::net::TcpStream::connect(http.addr).await.unwrap();
-    s.write_all(head.as_bytes()).await.unwrap();
+    s.write_all(&raw_post(&listen)).await.unwrap();
     // Five times the head timeout later, the stream still carries its keep-alive comments.
     let until = Instant::now() + Duration::from_millis(1000);
     let mut seen = Vec::new();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{headers_for, request, spawn_http_with, within};
+use common::{raw_post, request, spawn_http_with, within};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Change, HttpOptions, Limits, LocalBus, NoArguments, Resource, Server, Tool};
 use serde_json::json;
@@ -33,23 +33,12 @@ fn server(streams: usize, queue: usize) -> Server {
 }
 
 /// The raw HTTP request of a listen stream for `notes://today`.
-fn listen_bytes(port: u16) -> Vec<u8> {
-    let body = request(
+fn listen_bytes() -> Vec<u8> {
+    raw_post(&request(
         1,
         "subscriptions/listen",
         json!({"notifications": {"resourceSubscriptions": ["notes://today"]}}),
-    );
-    let text = body.to_string();
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\n",
-        text.len()
-    );
-    for (k, v) in headers_for(&body) {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    head.push_str(&text);
-    head.into_bytes()
+    ))
 }
 
 /// Reads from `s` until `needle` has been seen, returning everything read.
@@ -69,7 +58,7 @@ async fn open(port: u16) -> Result<TcpStream, String> {
     let mut s = TcpStream::connect(("127.0.0.1", port))
         .await
         .map_err(|e| e.to_string())?;
-    s.write_all(&listen_bytes(port))
+    s.write_all(&listen_bytes())
         .await
         .map_err(|e| e.to_string())?;
     let mut seen = Vec::new();

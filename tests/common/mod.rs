@@ -624,6 +624,22 @@ pub fn headers_for(body: &Value) -> Vec<(String, String)> {
     h
 }
 
+/// `message` as the bytes of a whole keep-alive HTTP/1.1 POST to `/mcp`, with the headers a
+/// conforming client sends ([`headers_for`]): for tests that write to a socket themselves.
+pub fn raw_post(message: &Value) -> Vec<u8> {
+    let body = message.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers_for(message) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    head.push_str(&body);
+    head.into_bytes()
+}
+
 /// Standard (RFC 4648, padded) base64, for `=?base64?…?=` header values.
 pub fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -152,27 +152,20 @@ fn main() -> Result<(), String> {
         println!("listen: heap bytes still held after closing them, five rounds: {held_after:?}");
         return Ok(());
     }
+    // The `requestState` a first round hands out, for a retry to echo.
+    let first_state = || {
+        let v = body_of(&send(&mrtr_first()));
+        v["result"]["requestState"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or("no requestState")
+    };
     let reqs: Vec<Request> = match case.as_str() {
         "call" => vec![add_call(false)],
         "sse" => vec![add_call(true)],
-        "mrtr" => {
-            let first = mrtr_first();
-            let v = body_of(&send(&first));
-            let state = v["result"]["requestState"]
-                .as_str()
-                .ok_or("no requestState")?
-                .to_owned();
-            vec![first, mrtr_retry(&state)]
-        }
+        "mrtr" => vec![mrtr_first(), mrtr_retry(&first_state()?)],
         "mrtr1" => vec![mrtr_first()],
-        "mrtr2" => {
-            let v = body_of(&send(&mrtr_first()));
-            let state = v["result"]["requestState"]
-                .as_str()
-                .ok_or("no requestState")?
-                .to_owned();
-            vec![mrtr_retry(&state)]
-        }
+        "mrtr2" => vec![mrtr_retry(&first_state()?)],
         "resource" => vec![resource_read()],
         "validate20" => vec![mcp_bench::validate_call()],
         k if k.starts_with("list") => {
