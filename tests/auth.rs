@@ -515,6 +515,61 @@ async fn forged_and_misaddressed_tokens_are_refused() {
     assert_no_token_logged();
 }
 
+/// RFC 7519 §4.1.1: `iss` is one StringOrURI. A list naming the trusted issuer (which
+/// `jsonwebtoken` alone would accept, dropping the caller's issuer) is an invalid token.
+#[tokio::test]
+async fn an_iss_list_is_an_invalid_token_even_naming_the_trusted_issuer() {
+    let (issuer, es, _jwks, s) = setup(false).await;
+    let aud = s.audience.clone();
+    for (what, token) in [
+        (
+            "Ed25519, [trusted]",
+            issuer.token_with(json!({"iss": [ISSUER], "scope": "docs:read"})),
+        ),
+        (
+            "ES256, [trusted]",
+            es.sign(&claims(&aud, json!({"iss": [ISSUER]}))),
+        ),
+        (
+            "ES256, [trusted, other]",
+            es.sign(&claims(
+                &aud,
+                json!({"iss": [ISSUER, "https://evil.example.com"]}),
+            )),
+        ),
+        ("ES256, a number", es.sign(&claims(&aud, json!({"iss": 7})))),
+    ] {
+        let token = remember(token);
+        let resp = call_as(&s.url, Some(&token), &call_body("search")).await;
+        assert_eq!(resp.status, StatusCode::UNAUTHORIZED, "{what}");
+        let c = challenge(&resp);
+        assert_eq!(c["error"], "invalid_token", "{what}");
+        assert!(
+            c["error_description"].contains("`iss`"),
+            "{what}: {}",
+            c["error_description"]
+        );
+    }
+    // The same token with `iss` a string passes.
+    let token = remember(issuer.token_with(json!({"iss": ISSUER, "scope": "docs:read"})));
+    let resp = call_as(&s.url, Some(&token), &call_body("search")).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert_no_token_logged();
+}
+
+/// RFC 6749 §3.3: scopes are separated by spaces only; a tab makes no two scopes of one.
+#[tokio::test]
+async fn a_tab_in_the_scope_claim_grants_neither_scope() {
+    let (issuer, _es, _jwks, s) = setup(false).await;
+    let tabbed = remember(issuer.token_with(json!({"sub": "tab", "scope": "docs:read\tadmin"})));
+    for tool in ["search", "purge"] {
+        let resp = call_as(&s.url, Some(&tabbed), &call_body(tool)).await;
+        assert_eq!(resp.status, StatusCode::FORBIDDEN, "{tool}");
+        assert_eq!(challenge(&resp)["error"], "insufficient_scope", "{tool}");
+    }
+    assert_no_token_logged();
+}
+
 #[tokio::test]
 async fn an_unknown_key_id_fetches_the_jwks_again_at_most_once_per_floor() {
     let (issuer, _es, jwks, s) = setup(false).await;

@@ -47,8 +47,9 @@
 //! - **Duplicate JSON keys** are refused, named in the message: in the envelope → 400, `-32600`
 //!   without `id`; in `params`, a member the checks before the method read (`_meta`, `name`,
 //!   `uri`) → 400, `-32602`, any other → 200, `-32602` (the method's error); a field twice in
-//!   typed tool arguments → a tool execution error. Where values are kept as maps (the answers
-//!   of `inputResponses`, other `_meta` keys) the last one wins (serde_json's `Map`).
+//!   typed tool arguments → a tool execution error; a key twice in `_meta` (known or not)
+//!   → 400, `-32602`, naming the key. Where values are kept as maps (the answers of
+//!   `inputResponses`) the last one wins (serde_json's `Map`).
 //! - **Huge values** within the body limit are served, or refused by the method with its own
 //!   error (a URI past the 8 KiB template-matching limit → resource not found, 200, `-32602`).
 //! - **Deep nesting** within serde_json's recursion limit (128) is served; past it a value that
@@ -1218,6 +1219,20 @@ fn duplicates(cases: &mut Vec<Case>) {
             Expect::ToolError(json!(10)),
         ),
         (
+            "protocolVersion twice in _meta",
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
+                .to_owned(),
+            h_call.clone(),
+            err(400, -32602, &json!(12)),
+        ),
+        (
+            "an unknown key twice in _meta",
+            r#"{"jsonrpc":"2.0","id":13,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"x.example/trace":1,"x.example/trace":2}}}"#
+                .to_owned(),
+            h_list.clone(),
+            err(400, -32602, &json!(13)),
+        ),
+        (
             "an answer twice in inputResponses: the last wins",
             format!(
                 r#"{{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"a"}},"inputResponses":{{"k":1,"k":{{}}}},"_meta":{meta}}}}}"#
@@ -1870,4 +1885,171 @@ async fn every_hostile_request_gets_its_documented_answer() {
         0,
         "the server panicked"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Named cases: duplicate `_meta` keys, and the `Host`/`Origin` parsing of the DNS-rebinding
+// guard, each over a real socket
+// ---------------------------------------------------------------------------------------------
+
+/// The error of a raw body sent with `headers`.
+async fn error_of(url: &str, headers: &Headers, body: String) -> (u16, Value) {
+    let resp = post(url, headers, body).await;
+    let answer = resp.json();
+    (resp.status.as_u16(), answer["error"].clone())
+}
+
+/// A `_meta` key given twice, known or not, is refused with `-32602` naming it (the last value
+/// winning would let two readers of one request disagree).
+#[tokio::test]
+async fn a_key_twice_in_meta_is_invalid_params_naming_the_key() {
+    let http = spawn_http_with(fixture::server(), HttpOptions::default()).await;
+    let url = http.url();
+    let h_call = headers(&fixture::request(
+        json!(0),
+        "tools/call",
+        params_of("tools/call"),
+    ));
+    let version = "io.modelcontextprotocol/protocolVersion";
+    let caps = "io.modelcontextprotocol/clientCapabilities";
+    for (what, meta, key) in [
+        (
+            "protocolVersion twice",
+            format!(r#"{{"{version}":"2026-07-28","{caps}":{{}},"{version}":"2026-07-28"}}"#),
+            version,
+        ),
+        (
+            "protocolVersion twice, different",
+            format!(r#"{{"{version}":"2025-11-25","{caps}":{{}},"{version}":"2026-07-28"}}"#),
+            version,
+        ),
+        (
+            "clientCapabilities twice",
+            format!(
+                r#"{{"{version}":"2026-07-28","{caps}":{{}},"{caps}":{{"elicitation":{{}}}}}}"#
+            ),
+            caps,
+        ),
+        (
+            "progressToken twice",
+            format!(
+                r#"{{"{version}":"2026-07-28","{caps}":{{}},"progressToken":1,"progressToken":2}}"#
+            ),
+            "progressToken",
+        ),
+        (
+            "an unknown key twice",
+            format!(
+                r#"{{"{version}":"2026-07-28","x.example/tenant":"a","{caps}":{{}},"x.example/tenant":"b"}}"#
+            ),
+            "x.example/tenant",
+        ),
+        (
+            "an unknown key twice, once escaped",
+            format!(
+                r#"{{"{version}":"2026-07-28","{caps}":{{}},"x.example/tenant":"a","x.example\/tenant":"b"}}"#
+            ),
+            "x.example/tenant",
+        ),
+    ] {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{{"name":"echo","arguments":{{"text":"a"}},"_meta":{meta}}}}}"#
+        );
+        let (status, error) = error_of(&url, &h_call, body).await;
+        assert_eq!(
+            (status, &error["code"]),
+            (400, &json!(-32602)),
+            "{what}: {error}"
+        );
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("duplicate field `{key}`")),
+            "{what}: {message}"
+        );
+    }
+    // The same keys once each are served.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":"once","method":"tools/call","params":{{"name":"echo","arguments":{{"text":"a"}},"_meta":{{"{version}":"2026-07-28","{caps}":{{}},"x.example/tenant":"a"}}}}}}"#
+    );
+    let resp = post(&url, &h_call, body).await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.json()["result"]["content"][0]["text"], "a");
+}
+
+/// A raw `POST /mcp` of a standard `tools/call` with `host` lines (none when empty) and
+/// `extra` lines, and the status of its answer.
+async fn status_with(addr: std::net::SocketAddr, hosts: &[&str], extra: &[&str]) -> (u16, String) {
+    let call = fixture::request(json!("g"), "tools/call", params_of("tools/call"));
+    let body = serde_json::to_vec(&call).expect("serializable");
+    let mut lines = head_lines(&call, body.len(), extra, &[]);
+    lines.retain(|l| !l.starts_with("Host:"));
+    for (i, host) in hosts.iter().enumerate() {
+        lines.insert(1 + i, format!("Host:{host}"));
+    }
+    let resp = send_raw(addr, &[raw(&lines, &body)], Duration::ZERO, false).await;
+    (
+        resp.status.as_u16(),
+        String::from_utf8_lossy(&resp.body).into_owned(),
+    )
+}
+
+/// `Host: [::1]evil.com` is no loopback host (an IPv6 literal is followed by `:port` or
+/// nothing), and neither is `Origin: http://[::1].evil.com`.
+#[tokio::test]
+async fn an_ipv6_loopback_literal_with_text_after_it_is_refused() {
+    let http = spawn_http_with(fixture::server(), HttpOptions::default()).await;
+    for host in [" [::1]evil.com", " [::1].evil.com", " [::1]:80evil.com"] {
+        let (status, body) = status_with(http.addr, &[host], &[]).await;
+        assert_eq!(status, 403, "Host:{host}: {body}");
+        assert!(body.contains("DNS rebinding"), "{body}");
+    }
+    for origin in [
+        "Origin: http://[::1].evil.com",
+        "Origin: http://[::1]evil.com",
+        "Origin: http://[::1]:80.evil.com",
+    ] {
+        let (status, body) = status_with(http.addr, &[" 127.0.0.1"], &[origin]).await;
+        assert_eq!(status, 403, "{origin}: {body}");
+    }
+    // The literal itself, with or without a port, is loopback.
+    for host in [" [::1]", " [::1]:8000"] {
+        assert_eq!(
+            status_with(http.addr, &[host], &[]).await.0,
+            200,
+            "Host:{host}"
+        );
+    }
+    let ok = status_with(http.addr, &[" 127.0.0.1"], &["Origin: http://[::1]:3000"]).await;
+    assert_eq!(ok.0, 200);
+}
+
+/// RFC 9112 §3.2: a request with two `Host` headers (even equal ones, and whichever comes
+/// first) or an empty one is answered 400.
+#[tokio::test]
+async fn two_host_headers_or_an_empty_one_are_a_bad_request() {
+    let http = spawn_http_with(fixture::server(), HttpOptions::default()).await;
+    for (what, hosts, expect) in [
+        (
+            "loopback, then another",
+            &[" 127.0.0.1", " evil.example.com"][..],
+            "more than one Host",
+        ),
+        (
+            "another, then loopback",
+            &[" evil.example.com", " localhost"][..],
+            "more than one Host",
+        ),
+        (
+            "loopback twice",
+            &[" localhost", " localhost"][..],
+            "more than one Host",
+        ),
+        ("empty", &[""][..], "empty"),
+        ("blank", &["   "][..], "empty"),
+    ] {
+        let (status, body) = status_with(http.addr, hosts, &[]).await;
+        assert_eq!(status, 400, "{what}: {body}");
+        assert!(body.contains(expect), "{what}: {body}");
+    }
+    assert_eq!(status_with(http.addr, &[" localhost"], &[]).await.0, 200);
 }

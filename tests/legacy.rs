@@ -2,6 +2,8 @@
 //! request, the session's life, the legacy shape of every message (checked against the
 //! 2025-11-25 schema), the GET stream, the bridge that turns `input_required` into requests to
 //! the client (and its failures), resumption with `Last-Event-ID`, and stdio in both eras.
+//! Resource subscriptions: their bounds and their authorization (at subscribe and for each
+//! update). Progress of a call answered at once.
 
 mod common;
 
@@ -63,6 +65,14 @@ pub async fn cut(#[ctx] cx: RequestContext) -> &'static str {
     "after the cut"
 }
 
+/// Two progress notifications without waiting, then an answer: finished at dispatch.
+#[tool]
+pub async fn quick(progress: Progress) -> &'static str {
+    progress.report(0.5, Some(1.0), Some("half"));
+    progress.report(1.0, Some(1.0), Some("all"));
+    "quick"
+}
+
 /// Runs until cancelled.
 #[tool]
 pub async fn forever(#[ctx] cx: RequestContext) -> &'static str {
@@ -84,6 +94,7 @@ fn builder() -> mcp_runtime::ServerBuilder {
         .tool(add {})
         .tool(cut {})
         .tool(forever {})
+        .tool(quick {})
         .tool(Tool::new("echo").handler(|_: NoArguments, _cx| async { "echoed" }))
         .resource(
             mcp_runtime::Resource::new("test://doc", "doc").handler(|_cx| async { "the document" }),
@@ -111,6 +122,8 @@ struct Session {
     addr: SocketAddr,
     id: String,
     version: String,
+    /// The bearer token its requests carry, if any.
+    token: Option<String>,
 }
 
 impl Session {
@@ -119,10 +132,23 @@ impl Session {
     }
 
     async fn open_as(addr: SocketAddr, version: &str, capabilities: Value) -> Session {
+        Session::open_with(addr, version, capabilities, None).await
+    }
+
+    async fn open_with(
+        addr: SocketAddr,
+        version: &str,
+        capabilities: Value,
+        token: Option<&str>,
+    ) -> Session {
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": capabilities,
             "clientInfo": {"name": "legacy-test-client", "version": "1.0.0"}}});
-        let resp = post(&url(addr), &base_headers(), init.to_string()).await;
+        let mut headers = base_headers();
+        if let Some(token) = token {
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
+        }
+        let resp = post(&url(addr), &headers, init.to_string()).await;
         assert_eq!(resp.status, StatusCode::OK, "{}", body_text(&resp));
         let id = resp
             .header("mcp-session-id")
@@ -139,6 +165,7 @@ impl Session {
                 .as_str()
                 .unwrap()
                 .to_owned(),
+            token: token.map(str::to_owned),
         };
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         assert_eq!(
@@ -152,7 +179,20 @@ impl Session {
         let mut h = base_headers();
         h.push(("Mcp-Session-Id".into(), self.id.clone()));
         h.push(("MCP-Protocol-Version".into(), self.version.clone()));
+        if let Some(token) = &self.token {
+            h.push(("Authorization".into(), format!("Bearer {token}")));
+        }
         h
+    }
+
+    /// The same session, its requests carrying `token` (the same caller's other token).
+    fn with_token(&self, token: &str) -> Session {
+        Session {
+            addr: self.addr,
+            id: self.id.clone(),
+            version: self.version.clone(),
+            token: Some(token.to_owned()),
+        }
     }
 
     async fn post(&self, body: &Value) -> HttpResponse {
@@ -729,4 +769,234 @@ async fn a_modern_only_server_answers_initialize_with_its_version() {
     )
     .await;
     assert_eq!(get.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn subscriptions_are_bounded_in_uri_length_and_in_number() {
+    let (_http, addr) = spawn(builder().build().unwrap()).await;
+    let s = Session::open(addr, json!({})).await;
+    // A URI longer than the server's string limit (8 KiB by default).
+    let long = format!("test://{}", "x".repeat(8 * 1024));
+    let answer = s.call(1, "resources/subscribe", json!({"uri": long})).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("8199 bytes long"), "{message}");
+    assert!(message.contains("8192"), "{message}");
+    // 256 distinct URIs; subscribing again to one of them counts once.
+    for i in 0..256 {
+        let uri = format!("test://many/{i}");
+        let answer = s
+            .call(10 + i, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert_eq!(answer["result"], json!({}), "{answer}");
+    }
+    let again = json!({"uri": "test://many/0"});
+    let answer = s.call(300, "resources/subscribe", again).await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    // The 257th is refused until the client unsubscribes from one.
+    let one_more = json!({"uri": "test://many/256"});
+    let answer = s.call(301, "resources/subscribe", one_more.clone()).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "Invalid params: this session already has as many resource subscriptions as it may (256 URIs, 65536 bytes of them together); unsubscribe from one first"
+    );
+    let gone = json!({"uri": "test://many/7"});
+    let answer = s.call(302, "resources/unsubscribe", gone).await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    let answer = s.call(303, "resources/subscribe", one_more).await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    // Another session has its own 256.
+    let other = Session::open(addr, json!({})).await;
+    let answer = other
+        .call(1, "resources/subscribe", json!({"uri": "test://many/300"}))
+        .await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    // Few but long URIs: at most 64 KiB of them together (eight of 8,000 bytes fit, a ninth
+    // does not).
+    let long = Session::open(addr, json!({})).await;
+    for i in 0..9 {
+        let uri = format!("test://{i}/{}", "x".repeat(8_000 - 9));
+        let answer = long
+            .call(10 + i, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        match i {
+            8 => assert_eq!(answer["error"]["code"], -32602, "{answer}"),
+            _ => assert_eq!(answer["result"], json!({}), "{answer}"),
+        }
+    }
+}
+
+/// `builder()` with a resource that needs the scope `secret`, behind bearer tokens: `wide`
+/// (sam, with `secret`) and `narrow` (sam, without).
+async fn spawn_protected() -> (common::HttpServer, Server) {
+    use mcp_runtime::auth::{ResourceServer, TokenError, verifier_fn};
+    let verifier = verifier_fn(|token: String| async move {
+        match token.as_str() {
+            "wide" => Ok(mcp_runtime::Caller::new("sam").with_scopes(["secret"])),
+            "narrow" => Ok(mcp_runtime::Caller::new("sam")),
+            _ => Err(TokenError::invalid("unknown token")),
+        }
+    });
+    let rs =
+        ResourceServer::new("http://127.0.0.1/mcp", "https://auth.example.com", verifier).unwrap();
+    let server = builder()
+        .resource(
+            mcp_runtime::Resource::new("test://secret", "secret")
+                .scopes(["secret"])
+                .handler(|_cx| async { "the secret" }),
+        )
+        .build()
+        .unwrap();
+    let http = spawn_http_with(server.clone(), HttpOptions::default().auth(rs)).await;
+    (http, server)
+}
+
+#[tokio::test]
+async fn subscribing_needs_what_reading_needs() {
+    let (http, _server) = spawn_protected().await;
+    let narrow = Session::open_with(http.addr, "2025-11-25", json!({}), Some("narrow")).await;
+    let read = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+        "params": {"uri": "test://secret"}});
+    let read = narrow.post(&read).await;
+    assert_eq!(read.status, StatusCode::FORBIDDEN, "{}", body_text(&read));
+    let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "test://secret"}});
+    let refused = narrow.post(&subscribe).await;
+    // Refused exactly as the read: status, challenge, code and required scopes.
+    assert_eq!(refused.status, read.status, "{}", body_text(&refused));
+    assert_eq!(
+        refused.header("www-authenticate"),
+        read.header("www-authenticate")
+    );
+    let (read, refused) = (response(&read), response(&refused));
+    assert_eq!(refused["id"], 1);
+    assert_eq!(refused["error"]["code"], -32602);
+    assert_eq!(refused["error"]["code"], read["error"]["code"]);
+    assert_eq!(
+        refused["error"]["data"],
+        json!({"requiredScopes": ["secret"]})
+    );
+    assert_eq!(refused["error"]["data"], read["error"]["data"]);
+    assert_valid_2025("JSONRPCErrorResponse", &refused);
+    // What needs no scope, and what the caller's scopes allow, are subscribed to.
+    let answer = narrow
+        .call(2, "resources/subscribe", json!({"uri": "test://doc"}))
+        .await;
+    assert_eq!(answer["result"], json!({}));
+    // Unsubscribing needs nothing.
+    let answer = narrow
+        .call(3, "resources/unsubscribe", json!({"uri": "test://secret"}))
+        .await;
+    assert_eq!(answer["result"], json!({}));
+    let wide = narrow.with_token("wide");
+    let answer = wide
+        .call(4, "resources/subscribe", json!({"uri": "test://secret"}))
+        .await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+}
+
+#[tokio::test]
+async fn updates_reach_only_a_caller_that_may_read_the_resource() {
+    let (http, server) = spawn_protected().await;
+    let wide = Session::open_with(http.addr, "2025-11-25", json!({}), Some("wide")).await;
+    for (id, uri) in [(1, "test://secret"), (2, "test://doc")] {
+        let answer = wide
+            .call(id, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert_eq!(answer["result"], json!({}), "{answer}");
+    }
+    // The same caller, its token no longer granting `secret`: no update of the secret.
+    let narrow = wide.with_token("narrow");
+    let mut stream = narrow.stream(Method::GET, None, &[]).await;
+    assert_eq!(stream.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.notify_resource_updated("test://secret");
+    server.notify_resource_updated("test://doc");
+    let first = stream.expect("the update of the document").await;
+    assert_eq!(first["method"], "notifications/resources/updated");
+    assert_eq!(first["params"]["uri"], "test://doc", "{first}");
+    drop(stream);
+    // With the scope again, updates of the secret arrive.
+    let mut stream = wide.stream(Method::GET, None, &[]).await;
+    assert_eq!(stream.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.notify_resource_updated("test://secret");
+    let first = stream.expect("the update of the secret").await;
+    assert_eq!(first["params"]["uri"], "test://secret", "{first}");
+    assert_valid_2025("ServerNotification", &first);
+}
+
+fn assert_quick_progress(messages: &[Value], id: i64) {
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    for (n, expected) in messages.iter().zip([0.5, 1.0]) {
+        assert_eq!(n["method"], "notifications/progress", "{n}");
+        assert_eq!(n["params"]["progressToken"], "p");
+        assert_eq!(n["params"]["progress"].as_f64(), Some(expected));
+    }
+    assert_eq!(messages[2]["id"], id);
+    assert_eq!(messages[2]["result"]["content"][0]["text"], "quick");
+}
+
+#[tokio::test]
+async fn progress_of_a_call_answered_at_once_comes_before_its_result() {
+    let (_http, addr) = spawn(builder().build().unwrap()).await;
+    let s = Session::open(addr, json!({})).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "quick", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let resp = s.post(&call).await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", body_text(&resp));
+    assert_eq!(resp.content_type(), "text/event-stream");
+    let messages = resp.messages();
+    for n in &messages[..2] {
+        assert_valid_2025("ProgressNotification", n);
+    }
+    assert_valid_2025("CallToolResult", &messages[2]["result"]);
+    assert_quick_progress(&messages, 1);
+    // As a 2026 client gets them.
+    let mut meta = common::meta();
+    meta["progressToken"] = json!("p");
+    let modern = common::request(
+        2,
+        "tools/call",
+        json!({"name": "quick", "arguments": {}, "_meta": meta}),
+    );
+    let resp = post(
+        &url(addr),
+        &common::headers_for(&modern),
+        modern.to_string(),
+    )
+    .await;
+    assert_quick_progress(&resp.messages(), 2);
+    // A client that takes JSON only gets the result alone (as on 2026).
+    let mut headers = s.headers();
+    headers.retain(|(k, _)| k != "Accept");
+    headers.push(("Accept".into(), "application/json".into()));
+    let resp = post(&url(addr), &headers, call.to_string()).await;
+    assert_eq!(resp.content_type(), "application/json");
+    assert_eq!(response(&resp)["result"]["content"][0]["text"], "quick");
+    // On stdio: lines, in the same order.
+    let (mut client, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let serving = tokio::spawn(builder().build().unwrap().serve_io(read, write));
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    for line in [&init, &initialized, &call] {
+        client.write_all(line.to_string().as_bytes()).await.unwrap();
+        client.write_all(b"\n").await.unwrap();
+    }
+    let (reader, writer) = tokio::io::split(client);
+    let mut reader = tokio::io::BufReader::new(reader).lines();
+    assert_eq!(next_line(&mut reader).await["id"], 0);
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        lines.push(next_line(&mut reader).await);
+    }
+    assert_quick_progress(&lines, 1);
+    drop(writer);
+    drop(reader);
+    let _ = within("the server ends", serving).await;
 }

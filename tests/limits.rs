@@ -11,7 +11,7 @@ use common::*;
 use http::StatusCode;
 use mcp_runtime::{
     Ask, Elicitation, FromContext, HttpOptions, IntoToolResult, Limits, McpError, NoArguments,
-    Rounds, Server, Step, Tool,
+    ResourceTemplate, Rounds, Server, Step, Tool,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -494,5 +494,68 @@ async fn a_request_state_over_its_limit_is_refused() {
             .unwrap()
             .contains("too large"),
         "{r}"
+    );
+}
+
+/// `resources/read` of `uri`: the answer and how long it took.
+async fn timed_read(url: String, id: u32, uri: String) -> (Value, Duration) {
+    let read = request(id, "resources/read", json!({"uri": uri}));
+    let at = Instant::now();
+    let resp = post_json(&url, &read).await;
+    (response_of(&resp), at.elapsed())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_uri_built_to_make_template_matching_backtrack_is_answered_at_once() {
+    // Three variables in one segment, read with a URI of dots that ends in `/`: splitting it
+    // every way took seconds of CPU per read when matching backtracked; it is linear now.
+    let server = Server::builder()
+        .tool(Tool::new("ping").handler(|_: NoArguments, _cx| async { "pong" }))
+        .resource_template(
+            ResourceTemplate::new("semver://{major}.{minor}.{patch}", "semver")
+                .mime_type("text/plain")
+                .handler(|read| async move { format!("major {}", read.variables["major"]) }),
+        )
+        .build()
+        .unwrap();
+    let http = spawn_http(server).await;
+    let url = http.url();
+    let uri = format!("semver://{}/", ".".repeat(8000 - "semver://".len() - 1));
+    assert!(uri.len() < 8 * 1024);
+
+    let (answer, took) = within("the read", timed_read(url.clone(), 1, uri.clone())).await;
+    println!(
+        "an 8000-byte adversarial read answered in {} ms",
+        took.as_millis()
+    );
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer.get("result").is_some() || answer.get("error").is_some());
+    assert!(took < Duration::from_secs(2), "{took:?}");
+
+    // Two such reads in flight, and a listing sent meanwhile is not held up.
+    let reads: Vec<_> = (0..2)
+        .map(|i| tokio::spawn(timed_read(url.clone(), 10 + i, uri.clone())))
+        .collect();
+    let at = Instant::now();
+    let list = request(2, "tools/list", json!({}));
+    let listed = response_of(&within("tools/list", post_json(&url, &list)).await);
+    let list_took = at.elapsed();
+    assert_eq!(listed["result"]["tools"][0]["name"], "ping", "{listed}");
+    for (i, read) in reads.into_iter().enumerate() {
+        let (answer, took) = within("a concurrent read", read).await.unwrap();
+        println!("concurrent read {i} answered in {} ms", took.as_millis());
+        assert!(answer.get("result").is_some() || answer.get("error").is_some());
+        assert!(took < Duration::from_secs(2), "{took:?}");
+    }
+    println!(
+        "tools/list beside them answered in {} ms",
+        list_took.as_millis()
+    );
+    assert!(list_took < Duration::from_secs(1), "{list_took:?}");
+    // A URI the template does match is read.
+    let (answer, _) = timed_read(url, 3, "semver://1.2.3".into()).await;
+    assert_eq!(
+        answer["result"]["contents"][0]["text"], "major 1",
+        "{answer}"
     );
 }

@@ -20,7 +20,9 @@ fn server(streams: usize, queue: usize) -> Server {
         .limits(
             Limits::default()
                 .listen_streams(streams)
+                .listens_per_caller(streams)
                 .concurrent_requests(streams + 16)
+                .requests_per_caller(streams + 16)
                 .notification_queue(queue),
         )
         .resource(

@@ -237,3 +237,81 @@ async fn the_health_endpoint_says_whether_redis_answers() {
     let resp = common::send(http::Method::GET, &url, &[], "").await;
     assert_eq!(resp.status, http::StatusCode::SERVICE_UNAVAILABLE);
 }
+
+/// While Redis is down, the stores fail fast: each operation is bounded (about a second), so a
+/// legacy `initialize`, whose session must be stored, is answered with `-32603` at once rather
+/// than after the connection manager's reconnection attempts (9.5 s before the bound).
+#[tokio::test]
+async fn with_redis_down_a_legacy_initialize_is_answered_with_an_error_within_seconds() {
+    let mut redis = RedisServer::start();
+    let connection = Redis::connect(&redis.url()).await.unwrap();
+    let server = mcp_runtime::Server::builder()
+        .redis(&connection)
+        .build()
+        .unwrap();
+    let http = common::spawn_http_with(server, mcp_runtime::HttpOptions::default()).await;
+    let headers = vec![
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        (
+            "Accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+    ];
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "redis-down", "version": "1.0.0"}}});
+    // With Redis up, the session is stored and opened.
+    let resp = common::post(&http.url(), &headers, init.to_string()).await;
+    assert_eq!(resp.status, http::StatusCode::OK);
+    assert!(resp.header("mcp-session-id").is_some());
+
+    redis.stop();
+    // The first command after Redis went away may fail at once (the connection is broken);
+    // those after it wait on the connection manager's reconnection: each is bounded.
+    for attempt in 0..3 {
+        let started = std::time::Instant::now();
+        let resp = common::post(&http.url(), &headers, init.to_string()).await;
+        let took = started.elapsed();
+        let answer = resp.json();
+        assert!(
+            took < Duration::from_secs(3),
+            "attempt {attempt} answered after {took:?}"
+        );
+        assert_eq!(answer["id"], 0, "{answer}");
+        assert_eq!(answer["error"]["code"], -32603, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Redis")),
+            "{answer}"
+        );
+        assert!(resp.header("mcp-session-id").is_none());
+    }
+
+    // The task store, and the other session operations, fail as fast.
+    let tasks = connection.tasks();
+    let sessions = connection.sessions(Duration::from_secs(60));
+    let started = std::time::Instant::now();
+    assert!(tasks.get("t").await.is_err());
+    assert!(tasks.update("t", &|_| {}).await.is_err());
+    assert!(sessions.get("s").await.is_err());
+    assert!(sessions.end("s").await.is_err());
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(6),
+        "four operations took {took:?}"
+    );
+
+    // Once Redis is back, the next `initialize` opens a session again.
+    redis.start_again();
+    let mut opened = false;
+    for _ in 0..50 {
+        let resp = common::post(&http.url(), &headers, init.to_string()).await;
+        if resp.status == http::StatusCode::OK && resp.header("mcp-session-id").is_some() {
+            opened = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(opened, "sessions open again once Redis is back");
+}

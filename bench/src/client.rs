@@ -43,6 +43,23 @@ impl Conn {
         })
     }
 
+    /// Connects from the loopback address `from` (127.0.0.2, …): a client of its own, as the
+    /// server's per-caller shares see it.
+    pub fn connect_from(port: u16, from: std::net::IpAddr) -> std::io::Result<Conn> {
+        let stream = connect_from(port, from)?;
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        Ok(Conn {
+            port,
+            reader: BufReader::new(stream),
+        })
+    }
+
+    /// The socket, for a caller that writes or holds it itself.
+    pub fn socket(&mut self) -> &mut TcpStream {
+        self.reader.get_mut()
+    }
+
     /// Sends one request on this connection and reads its whole response.
     pub fn send(&mut self, req: &Request) -> std::io::Result<Response> {
         let mut head = format!(
@@ -123,6 +140,22 @@ impl Conn {
             session,
         })
     }
+}
+
+/// A blocking connection to `127.0.0.1:port` from the local address `from` (std cannot bind a
+/// socket before it connects; tokio's `TcpSocket` can, on a throwaway runtime).
+pub fn connect_from(port: u16, from: std::net::IpAddr) -> std::io::Result<TcpStream> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    let stream = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(std::net::SocketAddr::new(from, 0))?;
+        socket.connect(([127, 0, 0, 1], port).into()).await
+    })?;
+    let stream = stream.into_std()?;
+    stream.set_nonblocking(false)?;
+    Ok(stream)
 }
 
 /// One request on a fresh connection.

@@ -571,9 +571,12 @@ pub fn clients_server_with<B: ChangeBus + Clone>(
         .resource_subscriptions(true)
         .change_bus(bus)
         .limits(
+            // Every bench client comes from 127.0.0.1: one caller, given the whole pools.
             mcp_runtime::Limits::default()
                 .listen_streams(40_000)
-                .concurrent_requests(60_000),
+                .listens_per_caller(40_000)
+                .concurrent_requests(60_000)
+                .requests_per_caller(60_000),
         )
         .tool(
             Tool::new("touch")

@@ -146,21 +146,41 @@ impl Default for Config {
 /// transport's ([`HttpOptions::body_limit`](crate::HttpOptions::body_limit), 4 MiB; the same for
 /// a line of stdio).
 ///
-/// | limit | default | past it |
-/// |---|---|---|
-/// | JSON nesting depth of a message (checked before it is parsed) | 128, the JSON reader's own limit | `-32602` with the id when the envelope is readable, else `-32600` (HTTP 400) |
-/// | bytes of an id, a name, a URI, a cursor, a completion value | 8 KiB | `-32602` |
-/// | requests served at once | 1024 | `-32603` "server busy" (HTTP 503, `Retry-After: 1`) |
-/// | `subscriptions/listen` streams open at once | 256 | same |
-/// | time a handler may take (not listen streams) | 5 minutes | `-32603` "timed out" |
-/// | bytes of a `requestState` | 64 KiB | `-32602` |
-/// | rounds of client input of one request | 16 | `-32602` |
+/// Each pool of the server (requests, listen streams, running tasks) also has a **per-caller
+/// share**: a caller (a token's issuer and subject, or, when anonymous, the client's address)
+/// holds at most that many at once, so that one client cannot take a pool from the others. A
+/// request with neither (stdio, [`Server::handle_message`](crate::Server::handle_message)) is
+/// one client and only counts against the pool. Behind a reverse proxy, every anonymous client
+/// has the proxy's address unless [`HttpOptions::trust_forwarded_for`](crate::HttpOptions::trust_forwarded_for)
+/// is on: raise the shares, or authenticate callers.
+///
+/// | limit | default | why | past it |
+/// |---|---|---|---|
+/// | JSON nesting depth of a message (checked before it is parsed) | 128 | the JSON reader's own limit | `-32602` with the id when the envelope is readable, else `-32600` (HTTP 400) |
+/// | bytes of an id, a name, a URI, a cursor, a completion value | 8 KiB | longer than any real URI; bounds the matching work of a read | `-32602` |
+/// | requests served at once | 1024 | a few MiB of handler state | `-32603` "server busy" (HTTP 503, `Retry-After: 1`) |
+/// | … of them for one caller | 64 | a host runs a handful of calls at once; 16 callers fill the pool | `-32603` "server busy for this caller" (HTTP 503) |
+/// | `subscriptions/listen` streams open at once | 4096 | ≈ 17 KiB each: 70 MiB, a few thousand connected hosts | `-32603` busy |
+/// | … of them for one caller | 16 | a host needs one or two | `-32603` busy for this caller |
+/// | resources one listen stream subscribes to (or tasks it watches) | 256 | more than a host shows at once | `-32602` |
+/// | bytes of those URIs together | 64 KiB | so 4096 streams keep at most 256 MiB of URIs | `-32602` |
+/// | tasks running at once | 256 | each holds a tokio task and its handler's state for minutes | `-32603` busy |
+/// | … of them for one caller | 16 | | `-32603` busy for this caller |
+/// | tasks one caller keeps in the default task store (running or finished, until their TTL) | 500 | 20 callers fill its 10,000 | its oldest finished task is forgotten; with none finished, `-32603` |
+/// | time a handler may take (not listen streams) | 5 minutes | | `-32603` "timed out" |
+/// | bytes of a `requestState` | 64 KiB | | `-32602` |
+/// | rounds of client input of one request | 16 | | `-32602` |
 ///
 /// ```
 /// use mcp_runtime::{Limits, Server};
 /// use std::time::Duration;
 /// let server = Server::builder()
-///     .limits(Limits::default().concurrent_requests(64).request_timeout(Some(Duration::from_secs(30))))
+///     .limits(
+///         Limits::default()
+///             .concurrent_requests(64)
+///             .requests_per_caller(8)
+///             .request_timeout(Some(Duration::from_secs(30))),
+///     )
 ///     .build()
 ///     .unwrap();
 /// ```
@@ -170,7 +190,14 @@ pub struct Limits {
     pub(crate) depth: usize,
     pub(crate) string_bytes: usize,
     pub(crate) concurrent_requests: usize,
+    pub(crate) requests_per_caller: usize,
     pub(crate) listen_streams: usize,
+    pub(crate) listens_per_caller: usize,
+    pub(crate) listen_subscriptions: usize,
+    pub(crate) listen_subscription_bytes: usize,
+    pub(crate) running_tasks: usize,
+    pub(crate) tasks_per_caller: usize,
+    pub(crate) stored_tasks_per_caller: usize,
     pub(crate) request_timeout: Option<Duration>,
     pub(crate) state_bytes: usize,
     pub(crate) rounds: u32,
@@ -183,7 +210,14 @@ impl Default for Limits {
             depth: 128,
             string_bytes: 8 * 1024,
             concurrent_requests: 1024,
-            listen_streams: 256,
+            requests_per_caller: 64,
+            listen_streams: 4096,
+            listens_per_caller: 16,
+            listen_subscriptions: 256,
+            listen_subscription_bytes: 64 * 1024,
+            running_tasks: 256,
+            tasks_per_caller: 16,
+            stored_tasks_per_caller: 500,
             request_timeout: Some(Duration::from_secs(300)),
             state_bytes: crate::seal::MAX_STATE_BYTES,
             rounds: crate::seal::MAX_ROUNDS,
@@ -209,9 +243,42 @@ impl Limits {
         self.concurrent_requests = n.max(1);
         self
     }
-    /// Most `subscriptions/listen` streams open at once.
+    /// Most requests one caller has served at once (at least 1; default 64).
+    pub fn requests_per_caller(mut self, n: usize) -> Self {
+        self.requests_per_caller = n.max(1);
+        self
+    }
+    /// Most `subscriptions/listen` streams open at once (default 4096).
     pub fn listen_streams(mut self, n: usize) -> Self {
         self.listen_streams = n;
+        self
+    }
+    /// Most `subscriptions/listen` streams one caller has open at once (at least 1; default 16).
+    pub fn listens_per_caller(mut self, n: usize) -> Self {
+        self.listens_per_caller = n.max(1);
+        self
+    }
+    /// Most resources one listen stream (`resourceSubscriptions`) or one 2025-11-25 session
+    /// (`resources/subscribe`) subscribes to, and tasks one listen stream watches (`taskIds`)
+    /// (default 256, at most [`MAX_LISTEN_ENTRIES`](crate::protocol::MAX_LISTEN_ENTRIES)), and
+    /// the most bytes their URIs take together (default 64 KiB).
+    pub fn subscriptions(mut self, count: usize, bytes: usize) -> Self {
+        self.listen_subscriptions = count.clamp(1, crate::protocol::MAX_LISTEN_ENTRIES);
+        self.listen_subscription_bytes = bytes.max(64);
+        self
+    }
+    /// Most tasks running at once (default 256), and the most one caller has running (at least
+    /// 1; default 16). A finished task holds no running slot.
+    pub fn running_tasks(mut self, total: usize, per_caller: usize) -> Self {
+        self.running_tasks = total.max(1);
+        self.tasks_per_caller = per_caller.max(1);
+        self
+    }
+    /// Most tasks one caller keeps in the default task store, running or finished (default
+    /// 500; the store keeps 10,000). Past it, the caller's oldest finished task is forgotten
+    /// before its TTL to make room; with none finished, a new task is refused.
+    pub fn stored_tasks_per_caller(mut self, n: usize) -> Self {
+        self.stored_tasks_per_caller = n.max(1);
         self
     }
     /// Longest time a handler may take (`None`: no limit); past it, it is cancelled and the

@@ -66,6 +66,16 @@ impl McpError {
         e
     }
 
+    /// `-32603`: the caller `who` holds its whole share (`share` of them) of the server's
+    /// `what`; others are still served. Framed as busy (HTTP 503, `Retry-After`).
+    pub(crate) fn busy_share(what: &str, share: usize, who: &str) -> Self {
+        let mut e = McpError::internal(format!(
+            "Server busy for this caller: {who} holds {share} {what} already, the most one caller may hold at once; finish or close some, then retry"
+        ));
+        e.framing = Some(Box::new(Framing::Busy));
+        e
+    }
+
     /// `-32602`: the caller may not use `what` (`"tool `x`"`): anonymous callers are told to
     /// authenticate, others which scopes are missing. `data.requiredScopes` lists the scopes that
     /// would allow it. Transports answer it as a challenge (HTTP 401 or 403).

@@ -180,6 +180,7 @@ impl Server {
             caller: caller.map(Arc::new),
             checks: None,
             transport: None,
+            client: None,
         };
         match self.dispatcher.handle(body, ingress) {
             Handled::Notification(_) => None,

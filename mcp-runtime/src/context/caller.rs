@@ -92,3 +92,33 @@ impl Caller {
             .clone()
     }
 }
+
+/// Whose share of a server-wide pool a request draws on: its authenticated caller, else the
+/// address of the client that sent it. A request with neither (stdio, in-process) has no share
+/// to keep: it is one client.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum ShareKey {
+    /// An authenticated caller: issuer and subject ([`Caller::binding_key`]).
+    Principal(Arc<str>),
+    /// An anonymous client, by address.
+    Address(std::net::IpAddr),
+}
+
+impl ShareKey {
+    /// The key of a request: its caller's, else its client address's.
+    pub(crate) fn of(caller: Option<&Caller>, client: Option<std::net::IpAddr>) -> Option<Self> {
+        match caller {
+            Some(c) => Some(ShareKey::Principal(c.binding_key())),
+            None => client.map(ShareKey::Address),
+        }
+    }
+}
+
+impl std::fmt::Display for ShareKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShareKey::Principal(key) => f.write_str(&key.replace('\n', " ")),
+            ShareKey::Address(ip) => write!(f, "{ip}"),
+        }
+    }
+}

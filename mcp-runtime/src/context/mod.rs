@@ -9,6 +9,7 @@ mod request;
 mod trace;
 
 pub use caller::Caller;
+pub(crate) use caller::ShareKey;
 pub use extract::{FromContext, State, StateNeed};
 pub use notify::Logger;
 pub(crate) use notify::{Notifier, Sent};

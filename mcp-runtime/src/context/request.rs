@@ -31,6 +31,9 @@ pub(crate) struct ContextInner {
     pub(crate) abandoned: AtomicBool,
     pub(crate) state: Arc<StateMap>,
     pub(crate) caller: Option<Arc<Caller>>,
+    /// The client's address, when the transport knows it (an anonymous caller's share of the
+    /// server's pools is counted by it).
+    pub(crate) client: Option<std::net::IpAddr>,
     pub(crate) server_info: Arc<Implementation>,
     pub(crate) logging_enabled: bool,
     /// Client input of an MRTR round (`tools/call`, `prompts/get`, `resources/read` only).
@@ -51,6 +54,11 @@ pub(crate) struct ContextInner {
 }
 
 impl ContextInner {
+    /// Whose share of the server's pools this request draws on.
+    pub(crate) fn share_key(&self) -> Option<super::ShareKey> {
+        super::ShareKey::of(self.caller.as_deref(), self.client)
+    }
+
     /// The request's token, made now if nobody asked for it before.
     pub(crate) fn cancellation(&self) -> CancellationToken {
         let token = self.cancel.get_or_init(CancellationToken::new);

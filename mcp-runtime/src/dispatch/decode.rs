@@ -470,4 +470,49 @@ mod tests {
             r.error
         );
     }
+
+    /// A key twice in `_meta` is refused by both readers, with `-32602` naming it.
+    #[test]
+    fn duplicate_meta_keys_are_invalid_params() {
+        let v = "io.modelcontextprotocol/protocolVersion";
+        let c = "io.modelcontextprotocol/clientCapabilities";
+        for (method, params, key) in [
+            (
+                "tools/call",
+                format!(
+                    r#"{{"name":"a","_meta":{{"{v}":"2026-07-28","{c}":{{}},"{v}":"2026-07-28"}}}}"#
+                ),
+                v,
+            ),
+            (
+                "tools/call",
+                format!(r#"{{"name":"a","_meta":{{"{v}":"2026-07-28","{c}":{{}},"t":1,"t":2}}}}"#),
+                "t",
+            ),
+            (
+                "tools/list",
+                format!(r#"{{"_meta":{{"{v}":"2026-07-28","{c}":{{}},"t":1,"t":2}}}}"#),
+                "t",
+            ),
+            (
+                "x/unknown",
+                format!(r#"{{"_meta":{{"{v}":"2026-07-28","{c}":{{}},"{c}":{{}}}}}}"#),
+                c,
+            ),
+        ] {
+            let body =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#);
+            assert!(decode_tool_call(body.as_bytes()).is_none(), "{body}");
+            let r = rejected(&body);
+            assert_eq!(r.error.code(), codes::INVALID_PARAMS, "{body}");
+            assert_eq!(r.id, Some(RequestId::Number(1)));
+            assert!(
+                r.error
+                    .message()
+                    .contains(&format!("duplicate field `{key}`")),
+                "{:?}",
+                r.error
+            );
+        }
+    }
 }

@@ -30,10 +30,8 @@ impl Dispatcher {
         if params.notifications.task_ids.is_some() && !declares_tasks(&cx) {
             return Err(tasks_not_declared("Listening for `taskIds`"));
         }
-        let Some(permit) = self.listens.take() else {
-            let limit = self.config.limits.listen_streams;
-            return Err(McpError::busy("listen streams", limit));
-        };
+        self.check_subscriptions(&params)?;
+        let permit = self.listens.take(cx.inner.share_key())?;
         let d = self.clone();
         Ok(Work::Other(Box::pin(async move {
             let _slot = permit;
@@ -41,6 +39,42 @@ impl Dispatcher {
             let _open = d.config.metrics.then(ListenStream::open);
             d.listen(params, cx).await
         })))
+    }
+
+    /// The resources a stream subscribes to are within the limits: what a stream keeps for its
+    /// whole life is bounded (`-32602` otherwise).
+    fn check_subscriptions(
+        &self,
+        params: &SubscriptionsListenRequestParams,
+    ) -> Result<(), McpError> {
+        let limits = &self.config.limits;
+        if let Some(tasks) = &params.notifications.task_ids
+            && tasks.len() > limits.listen_subscriptions
+        {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: `taskIds` lists {} tasks; a listen stream watches at most {}",
+                tasks.len(),
+                limits.listen_subscriptions
+            )));
+        }
+        let Some(uris) = &params.notifications.resource_subscriptions else {
+            return Ok(());
+        };
+        if uris.len() > limits.listen_subscriptions {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: `resourceSubscriptions` lists {} URIs; a listen stream subscribes to at most {} (open another stream, or subscribe to fewer)",
+                uris.len(),
+                limits.listen_subscriptions
+            )));
+        }
+        let bytes: usize = uris.iter().map(String::len).sum();
+        if bytes > limits.listen_subscription_bytes {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: the URIs of `resourceSubscriptions` take {bytes} bytes together; a listen stream keeps at most {}",
+                limits.listen_subscription_bytes
+            )));
+        }
+        Ok(())
     }
 
     /// Whether the stream's caller may read `uri` (the scopes of the resource or template it
@@ -96,7 +130,7 @@ impl Dispatcher {
                 }
                 // Boxed: held inline, its state would size every listen stream's future.
                 let owned = Box::pin(self.owned_task(&task, owner.as_deref()));
-                if owned.await.is_ok() {
+                if owned.await.is_ok_and(|t| self.task_scopes(&t, &cx).is_ok()) {
                     mine.push(task);
                 }
             }
@@ -190,14 +224,14 @@ impl Dispatcher {
                     let owner = cx.caller().map(|c| c.binding_key().to_string());
                     // Boxed, as above: only task changes pay for it.
                     match Box::pin(self.owned_task(&task, owner.as_deref())).await {
-                        Ok(record) => notifier.deliver(
+                        Ok(record) if self.task_scopes(&record, &cx).is_ok() => notifier.deliver(
                             "notifications/tasks",
                             &TaskNotificationParams {
                                 task: record.into_detailed(),
                                 meta: Some(tag()),
                             },
                         ),
-                        Err(_) => Sent::Queued,
+                        _ => Sent::Queued,
                     }
                 }
                 Change::ResourceUpdated(uri)

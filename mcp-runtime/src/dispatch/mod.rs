@@ -58,7 +58,7 @@ pub use layer::{Layer, LayerFn, LayerResult, McpRequest, Next, layer_fn};
 
 use crate::bus::ChangeBus;
 use crate::config::Config;
-use crate::context::{Caller, StateMap};
+use crate::context::{Caller, ShareKey, StateMap};
 use crate::error::McpError;
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{
@@ -70,7 +70,6 @@ use crate::seal::Sealer;
 use crate::tasks::TaskStore;
 use encode::Rejection;
 use serde_json::{Map, Value};
-use slots::Slot;
 pub(crate) use slots::Slots;
 use std::sync::Arc;
 use std::time::Instant;
@@ -94,6 +93,8 @@ pub(crate) struct Dispatcher {
     pub(crate) requests: Arc<Slots>,
     /// Listen streams open at once.
     pub(crate) listens: Arc<Slots>,
+    /// Tasks running at once (a finished task holds none).
+    pub(crate) running_tasks: Arc<Slots>,
     /// `serverInfo` serialized once (it goes into every result).
     pub(crate) info_json: Option<InfoJson>,
     /// The layers around every call, outermost first.
@@ -118,6 +119,9 @@ pub(crate) struct Ingress<'a> {
     pub(crate) checks: Option<&'a dyn TransportChecks>,
     /// `network.transport` of the semantic conventions: `tcp` (HTTP), `pipe` (stdio).
     pub(crate) transport: Option<&'static str>,
+    /// The address of the client that sent it, when the transport knows it: an anonymous
+    /// caller's share of the server's pools is counted by it.
+    pub(crate) client: Option<std::net::IpAddr>,
 }
 
 /// Checks of what a transport carries beside the message: the HTTP headers that mirror the body.
@@ -168,17 +172,27 @@ impl Dispatcher {
             .and_then(|()| validate::validate(self, &registry, &request, ingress.checks));
         match validated {
             Ok(method) => {
-                if !self.requests.try_take() {
-                    let error = McpError::busy("requests", limits.concurrent_requests);
-                    let response = Response::error(Some(&request.id), &error);
-                    return Handled::Call(Call::ready(Some(request.id), response));
-                }
+                // The share key is made only when it is needed: when the pool is busy enough for
+                // a caller to be at its share, or when the call goes on running.
+                let key = || ShareKey::of(ingress.caller.as_deref(), ingress.client);
+                let recorded = match self.requests.try_take(key) {
+                    Ok(recorded) => recorded,
+                    Err((full, key)) => {
+                        let error = self.requests.busy(full, key.as_ref());
+                        let response = Response::error(Some(&request.id), &error);
+                        return Handled::Call(Call::ready(Some(request.id), response));
+                    }
+                };
+                let (caller, client) = (ingress.caller.clone(), ingress.client);
                 let call = self.route(request, method, &registry, ingress, read_at);
                 // A call answered at once gives its slot back at once; a running one holds it.
                 Handled::Call(match call.is_running() {
-                    true => call.holding(Slot::taken(&self.requests)),
+                    true => {
+                        let key = || ShareKey::of(caller.as_deref(), client);
+                        call.holding(self.requests.hold(recorded, key))
+                    }
                     false => {
-                        self.requests.give_back();
+                        self.requests.give_back(recorded.as_ref());
                         call
                     }
                 })

@@ -92,7 +92,14 @@ impl Dispatcher {
         } else {
             (Notifier::none(), None)
         };
-        let mut inner = self.context(id.clone(), method, meta, ingress.caller, notifier);
+        let mut inner = self.context(
+            id.clone(),
+            method,
+            meta,
+            ingress.caller,
+            ingress.client,
+            notifier,
+        );
         inner.log_level = log_level;
         inner.trace = trace;
         let cx = RequestContext {
@@ -158,6 +165,7 @@ impl Dispatcher {
         method: Method,
         meta: Box<RequestMeta>,
         caller: Option<Arc<Caller>>,
+        client: Option<std::net::IpAddr>,
         notifier: Notifier,
     ) -> ContextInner {
         ContextInner {
@@ -170,6 +178,7 @@ impl Dispatcher {
             abandoned: std::sync::atomic::AtomicBool::new(false),
             state: self.state.clone(),
             caller,
+            client,
             server_info: self.config.info.clone(),
             logging_enabled: self.config.logging,
             input: std::sync::OnceLock::new(),

@@ -9,10 +9,11 @@ use super::Dispatcher;
 use super::encode::Response;
 use super::input::Round;
 use super::panic::{catch_panic, panic_message};
+use super::slots::Slot;
 use super::tools::tool_panicked;
 use super::work::{PreparedTool, Work};
 use crate::bus::Change;
-use crate::context::{Caller, ContextInner, Notifier, RequestContext};
+use crate::context::{Caller, ContextInner, Notifier, RequestContext, ShareKey};
 use crate::error::McpError;
 use crate::protocol::{
     CreateTaskResult, ErrorObject, InputRequests, Method, RawInputResponses, RequestId,
@@ -48,6 +49,9 @@ struct Job {
     arguments: Arguments,
     meta: Box<RequestMeta>,
     caller: Option<Arc<Caller>>,
+    client: Option<std::net::IpAddr>,
+    /// Its slot of the running tasks, held until it is terminal (dropped with the job).
+    _running: Slot,
     /// Every answer given over the task's life, by the handler's keys.
     answers: Map<String, Value>,
     /// Every key the client has been shown (none is reused in a task's life).
@@ -101,10 +105,17 @@ impl Dispatcher {
             let e = McpError::internal("a task tool needs an async handler");
             return Work::Ready(Response::error(Some(&id), &e));
         };
+        // A task holds a running slot until it is terminal: refused here, nothing has started.
+        let running = match self.running_tasks.take(call.context.inner.share_key()) {
+            Ok(slot) => slot,
+            Err(e) => return Work::Ready(Response::error(Some(&id), &e)),
+        };
         let (status_tx, status_rx) = watch::channel(None);
         let _ = call.context.inner.task_status.set(status_tx.clone());
         let inner = call.context.inner.clone();
         let job = Job {
+            client: inner.client,
+            _running: running,
             id: String::new(),
             name: call.name.clone(),
             arguments: call.arguments.clone(),
@@ -167,6 +178,8 @@ impl Dispatcher {
             cfg.task_ttl_ms,
             Some(cfg.task_poll_ms),
         );
+        record.share = ShareKey::of(job.caller.as_deref(), job.client).map(|k| k.to_string());
+        record.tool = Some(job.name.to_string());
         let mut phase = Some(Phase::Running(handler, inner));
         if let Some(outcome) = first {
             phase = None;
@@ -437,6 +450,7 @@ impl Dispatcher {
             Method::ToolsCall,
             job.meta.clone(),
             job.caller.clone(),
+            job.client,
             Notifier::none(),
         ));
         let _ = inner.task_status.set(job.status_tx.clone());

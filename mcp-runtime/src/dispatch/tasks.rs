@@ -12,6 +12,7 @@ use crate::error::McpError;
 use crate::protocol::{
     EmptyResult, GetTaskResult, InputResponse, Method, ResultType, TaskStatus, UpdateTaskParams,
 };
+use crate::registry::PrimitiveKind;
 use crate::tasks::TaskRecord;
 use crate::tasks::time::now_ms;
 use serde::Deserialize;
@@ -38,6 +39,7 @@ impl Dispatcher {
             match method {
                 Method::TasksGet => {
                     let task = d.owned_task(&task_id, owner.as_deref()).await?;
+                    d.task_scopes(&task, &cx)?;
                     let result = GetTaskResult {
                         result_type: ResultType::Complete,
                         task: task.into_detailed(),
@@ -47,6 +49,7 @@ impl Dispatcher {
                 }
                 Method::TasksUpdate => {
                     let task = d.owned_task(&task_id, owner.as_deref()).await?;
+                    d.task_scopes(&task, &cx)?;
                     let answers = answers.unwrap_or_default();
                     check_answers(&task, &answers)?;
                     let now = now_ms();
@@ -60,6 +63,7 @@ impl Dispatcher {
                 }
                 _ => {
                     let task = d.owned_task(&task_id, owner.as_deref()).await?;
+                    d.task_scopes(&task, &cx)?;
                     // Cancelling a finished task changes nothing, and is acknowledged alike.
                     if !task.status.is_terminal() {
                         let now = now_ms();
@@ -91,6 +95,23 @@ impl Dispatcher {
         self.reap_if_lost(task)
             .await?
             .ok_or_else(|| unknown_task(id))
+    }
+
+    /// The caller still has the scopes of the task's tool (a token that lost them since the
+    /// task was created reads, answers and cancels it no more): the refusal of a call otherwise.
+    pub(super) fn task_scopes(
+        &self,
+        task: &TaskRecord,
+        cx: &RequestContext,
+    ) -> Result<(), McpError> {
+        let Some(tool) = &task.tool else {
+            return Ok(());
+        };
+        let reg = self.registry();
+        match reg.tool_index.get(tool.as_str()) {
+            Some(&i) => self.check_scopes(&reg.tools[i].tool.access, cx, PrimitiveKind::Tool, tool),
+            None => Ok(()),
+        }
     }
 
     fn empty(&self) -> EmptyResult {

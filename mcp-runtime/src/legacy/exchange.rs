@@ -29,11 +29,14 @@ struct Exchange {
     method: String,
     params: Params,
     caller: Option<Arc<Caller>>,
+    client: Option<std::net::IpAddr>,
 }
 
 /// Serves the request: at once when the pipeline answers at once, otherwise on a stream fed by
 /// a task of its own (which runs on if the client disconnects; `notifications/cancelled` or the
-/// session's end stops it).
+/// session's end stops it). A request answered at once whose handler sent notifications first
+/// (progress) is answered on a stream too, when its response can be one: those notifications,
+/// in order, then the response, as a 2026 client gets them.
 pub(super) async fn start(
     legacy: &Arc<Legacy>,
     session: Arc<SessionRecord>,
@@ -49,20 +52,33 @@ pub(super) async fn start(
         method: request.method,
         params: request.params,
         caller: request.caller,
+        client: request.client,
     };
     let call = exchange.dispatch();
     if !call.is_running() {
-        let response = Call::response(call).await;
+        let (queued, response) = answered(call).await;
         if response.is_refusal() || response.is_busy() {
             return Reply::Refused(response);
         }
         match exchange.answer(&response.body) {
-            Answer::Final(body) => return Reply::Now(body),
+            // Without a stream, request-scoped notifications cannot be delivered (as on 2026).
+            Answer::Final(body) if queued.is_empty() || !back_channel => return Reply::Now(body),
+            Answer::Final(body) => {
+                let log = exchange.open_stream();
+                for notification in queued {
+                    log.push(notification);
+                }
+                log.finish(Some(body));
+                return Reply::Later(log);
+            }
             Answer::InputRequired { requests, state } if back_channel => {
                 let log = exchange.open_stream();
                 let Some(token) = exchange.register() else {
                     return Reply::Now(exchange.id_in_use());
                 };
+                for notification in queued {
+                    log.push(notification);
+                }
                 let stream = log.clone();
                 tokio::spawn(async move {
                     let done = exchange.bridge(&stream, &token, requests, state, 1).await;
@@ -111,6 +127,7 @@ impl Exchange {
             caller: self.caller.clone(),
             checks: None,
             transport: Some("tcp"),
+            client: self.client,
         };
         match d.handle(&body, ingress) {
             Handled::Call(call) => call,
@@ -329,6 +346,19 @@ fn asked_method(asked: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or("an input request")
         .to_owned()
+}
+
+/// A call answered at dispatch: the notifications its handler queued before answering, in
+/// order, and its response.
+async fn answered(mut call: Call) -> (Vec<Bytes>, crate::dispatch::Response) {
+    let mut queued = Vec::new();
+    loop {
+        match call.next_message().await {
+            Some(Outgoing::Notification(n)) => queued.push(n),
+            Some(Outgoing::Response(r)) => return (queued, r),
+            None => return (queued, Call::response(call).await),
+        }
+    }
 }
 
 /// Passes a call's notifications to the stream; its response's body, or `None` when the

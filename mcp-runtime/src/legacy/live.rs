@@ -3,6 +3,7 @@
 //! for the client's answer.
 
 use super::stream::StreamLog;
+use crate::context::Caller;
 use crate::protocol::RequestId;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -27,6 +28,9 @@ pub(crate) struct LiveSession {
     /// Fires when the session ends: its requests stop, its streams close.
     pub(crate) ended: CancellationToken,
     last_used: Mutex<Instant>,
+    /// Who used the session last (`None`: no authenticated caller), whose access decides which
+    /// `notifications/resources/updated` its streams carry.
+    caller: Mutex<Option<Arc<Caller>>>,
 }
 
 impl LiveSession {
@@ -39,6 +43,7 @@ impl LiveSession {
             next_request: AtomicU64::new(1),
             ended: CancellationToken::new(),
             last_used: Mutex::new(Instant::now()),
+            caller: Mutex::new(None),
         }
     }
 
@@ -107,6 +112,20 @@ impl LiveSession {
         }
     }
 
+    /// Records who is using the session now (every message names its caller again: a refreshed
+    /// token with other scopes replaces the last one). Copies the caller only when it changed.
+    pub(crate) fn used_by(&self, caller: Option<&Caller>) {
+        let mut recorded = lock(&self.caller);
+        if recorded.as_deref() != caller {
+            *recorded = caller.map(|c| Arc::new(c.clone()));
+        }
+    }
+
+    /// The caller that used the session last, if it was authenticated.
+    pub(crate) fn caller(&self) -> Option<Arc<Caller>> {
+        lock(&self.caller).clone()
+    }
+
     fn touch(&self) {
         *lock(&self.last_used) = Instant::now();
     }
@@ -134,6 +153,11 @@ impl LiveSessions {
         };
         live.touch();
         live
+    }
+
+    /// The session's live state in this process, if it has one (neither made nor marked used).
+    pub(crate) fn find(&self, id: &str) -> Option<Arc<LiveSession>> {
+        lock(&self.0).get(id).cloned()
     }
 
     /// A new session's live state; sessions idle for longer than `idle` are dropped.

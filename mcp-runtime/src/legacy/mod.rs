@@ -27,7 +27,9 @@ pub(crate) use stream::{Next, StreamLog};
 
 use crate::context::Caller;
 use crate::dispatch::Dispatcher;
+use crate::error::McpError;
 use crate::protocol::RequestId;
+use crate::registry::{PrimitiveKind, Registry};
 use bytes::Bytes;
 use live::LiveSessions;
 use serde_json::{Map, Value, json};
@@ -41,6 +43,8 @@ pub(crate) struct LegacyOptions {
     pub(crate) idle: Duration,
     /// Sessions at once.
     pub(crate) max_sessions: usize,
+    /// Sessions of one caller at once.
+    pub(crate) sessions_per_caller: usize,
     /// How long a request waits for the client's answers to its input requests.
     pub(crate) input_timeout: Duration,
     /// How long a finished stream is kept for a client to resume.
@@ -52,6 +56,7 @@ impl Default for LegacyOptions {
         LegacyOptions {
             idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            sessions_per_caller: 64,
             input_timeout: Duration::from_secs(300),
             keep_streams: Duration::from_secs(300),
         }
@@ -95,6 +100,8 @@ pub(crate) struct Request {
     pub(crate) params: Params,
     /// Who sent it, when the transport authenticated the sender.
     pub(crate) caller: Option<Arc<Caller>>,
+    /// The client's address, when the transport knows it (an anonymous caller's share).
+    pub(crate) client: Option<std::net::IpAddr>,
     /// Whether its response can carry requests to the client (an SSE stream).
     pub(crate) back_channel: bool,
 }
@@ -125,6 +132,7 @@ impl Legacy {
         id: &RequestId,
         params: &Params,
         caller: Option<&Caller>,
+        client: Option<std::net::IpAddr>,
     ) -> Result<Opened, Bytes> {
         let params = params.map();
         let requested = params.get("protocolVersion").and_then(Value::as_str);
@@ -147,6 +155,7 @@ impl Legacy {
             params.get("clientInfo").cloned(),
         );
         session.owner = caller.map(|c| c.subject.clone());
+        session.share = crate::context::ShareKey::of(caller, client).map(|k| k.to_string());
         if let Err(e) = self.store.create(session.clone()).await {
             return Err(codec::error(Some(id), e.code(), e.message()));
         }
@@ -194,7 +203,9 @@ impl Legacy {
         {
             return Err(Unusable::Gone);
         }
-        Ok((session, self.live.get(id)))
+        let live = self.live.get(id);
+        live.used_by(caller);
+        Ok((session, live))
     }
 
     /// Ends a session (DELETE); whether it was live.
@@ -243,7 +254,11 @@ impl Legacy {
     ) -> Reply {
         let d = &self.dispatcher;
         let Request {
-            id, method, params, ..
+            id,
+            method,
+            params,
+            caller,
+            ..
         } = &request;
         match method.as_str() {
             "ping" => Reply::Now(codec::result(id, json!({}))),
@@ -254,7 +269,8 @@ impl Legacy {
             )),
             "logging/setLevel" => Reply::Now(self.set_level(&session, id, params).await),
             "resources/subscribe" | "resources/unsubscribe" if d.config.resource_subscribe => {
-                Reply::Now(self.subscribe(&session, id, method, params).await)
+                self.subscribe(&session, id, method, params, caller.as_deref())
+                    .await
             }
             "server/discover"
             | "subscriptions/listen"
@@ -305,32 +321,64 @@ impl Legacy {
         }
     }
 
+    /// `resources/subscribe` and `resources/unsubscribe`. A subscription is refused, as
+    /// `resources/read` of its URI would be, when the caller may not read the resource; its URI
+    /// is at most `Limits::string_bytes` long, and a session holds at most as many
+    /// subscriptions, and as many bytes of their URIs, as a listen stream
+    /// (`Limits::subscriptions`: they are kept for the session's whole life, in its
+    /// [`SessionRecord`], and checked against every resource update; subscribing again to a
+    /// URI counts once).
     async fn subscribe(
         &self,
         session: &SessionRecord,
         id: &RequestId,
         method: &str,
         params: &Params,
-    ) -> Bytes {
+        caller: Option<&Caller>,
+    ) -> Reply {
+        let refuse =
+            |error: McpError| Reply::Now(crate::dispatch::Response::error(Some(id), &error).body);
         let params = params.map();
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
-            return codec::error(Some(id), -32602, "Invalid params: `uri` must be a string");
+            return refuse(McpError::invalid_params(
+                "Invalid params: `uri` must be a string",
+            ));
         };
-        let uri = uri.to_owned();
+        let limits = &self.dispatcher.config.limits;
+        let max = limits.string_bytes;
+        if uri.len() > max {
+            return refuse(McpError::invalid_params(format!(
+                "Invalid params: the resource URI is {} bytes long, more than the {max} this server takes",
+                uri.len()
+            )));
+        }
         let on = method == "resources/subscribe";
+        if on {
+            if let Err(refusal) = read_refusal(&self.dispatcher.registry(), uri, caller) {
+                return Reply::Refused(crate::dispatch::Response::error(Some(id), &refusal));
+            }
+            if !session.subscriptions.contains(uri) && !room_for(session, uri, limits) {
+                return refuse(too_many_subscriptions(limits));
+            }
+        }
+        let uri = uri.to_owned();
         let changed = self
             .store
             .update(&session.id, &|s| {
-                if on {
-                    s.subscriptions.insert(uri.clone());
-                } else {
+                if !on {
                     s.subscriptions.remove(&uri);
+                } else if s.subscriptions.contains(&uri) || room_for(s, &uri, limits) {
+                    s.subscriptions.insert(uri.clone());
                 }
             })
             .await;
         match changed {
-            Ok(_) => codec::result(id, json!({})),
-            Err(e) => codec::error(Some(id), e.code(), e.message()),
+            // Another request of the session filled it since it was read.
+            Ok(Some(s)) if on && !s.subscriptions.contains(&uri) => {
+                refuse(too_many_subscriptions(limits))
+            }
+            Ok(_) => Reply::Now(codec::result(id, json!({}))),
+            Err(e) => refuse(e),
         }
     }
 
@@ -362,7 +410,9 @@ impl Legacy {
             crate::bus::Change::ResourcesListChanged if d.config.list_changed => {
                 "notifications/resources/list_changed"
             }
-            crate::bus::Change::ResourceUpdated(uri) if session.subscriptions.contains(uri) => {
+            crate::bus::Change::ResourceUpdated(uri)
+                if session.subscriptions.contains(uri) && self.may_read(session, uri) =>
+            {
                 let n = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}});
                 return Some(Bytes::from(n.to_string()));
             }
@@ -372,6 +422,67 @@ impl Legacy {
             json!({"jsonrpc": "2.0", "method": method}).to_string(),
         ))
     }
+
+    /// Whether the caller that uses `session` may read `uri` (updates of a resource it may
+    /// not read are not sent, as on `subscriptions/listen` streams).
+    fn may_read(&self, session: &SessionRecord, uri: &str) -> bool {
+        let caller = self.live.find(&session.id).and_then(|live| live.caller());
+        self.dispatcher
+            .registry()
+            .read_access(uri)
+            .is_none_or(|a| a.scopes_met(caller.as_deref()).is_ok())
+    }
+}
+
+/// Whether `session` may subscribe to one more URI, `uri`.
+fn room_for(session: &SessionRecord, uri: &str, limits: &crate::Limits) -> bool {
+    let bytes: usize = session.subscriptions.iter().map(String::len).sum();
+    session.subscriptions.len() < limits.listen_subscriptions
+        && bytes + uri.len() <= limits.listen_subscription_bytes
+}
+
+/// `-32602`: the session holds as many subscriptions as it may.
+fn too_many_subscriptions(limits: &crate::Limits) -> McpError {
+    McpError::invalid_params(format!(
+        "Invalid params: this session already has as many resource subscriptions as it may ({} URIs, {} bytes of them together); unsubscribe from one first",
+        limits.listen_subscriptions, limits.listen_subscription_bytes
+    ))
+}
+
+/// Whether `caller` may read `uri`, refused as `resources/read` refuses it: the scopes of the
+/// fixed resource with that URI, else of the first template it matches (`-32602` with
+/// `data.requiredScopes`, which transports answer as a challenge: HTTP 401 or 403).
+fn read_refusal(reg: &Registry, uri: &str, caller: Option<&Caller>) -> Result<(), McpError> {
+    let (access, kind, name) = match reg.resource_index.get(uri) {
+        Some(&i) => {
+            let r = &reg.resources[i].resource;
+            (&r.access, PrimitiveKind::Resource, r.info.uri.as_str())
+        }
+        None => match reg
+            .templates
+            .iter()
+            .find(|t| t.parsed.matches(uri).is_some())
+        {
+            Some(t) => (
+                &t.template.access,
+                PrimitiveKind::ResourceTemplate,
+                t.template.info.uri_template.as_str(),
+            ),
+            None => return Ok(()),
+        },
+    };
+    access.scopes_met(caller).map_err(|denied| {
+        let what = match kind {
+            PrimitiveKind::ResourceTemplate => format!("resource template `{name}`"),
+            _ => format!("resource `{name}`"),
+        };
+        McpError::refused(
+            &what,
+            &denied.scopes,
+            denied.reason.as_deref(),
+            caller.is_none(),
+        )
+    })
 }
 
 /// A session id: 128 random bits in hex (visible ASCII, as the transport requires).

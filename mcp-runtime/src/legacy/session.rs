@@ -41,6 +41,10 @@ pub struct SessionRecord {
     /// The subject of the caller that created the session, when the transport authenticated
     /// one: only that caller may use it.
     pub owner: Option<String>,
+    /// Whose share of the store it counts against: the creating caller, or the address of an
+    /// anonymous client (`None`: a client with neither, such as stdio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<String>,
 }
 
 impl SessionRecord {
@@ -60,6 +64,7 @@ impl SessionRecord {
             subscriptions: BTreeSet::new(),
             initialized: false,
             owner: None,
+            share: None,
         }
     }
 }
@@ -108,12 +113,16 @@ pub trait SessionStore: Send + Sync + 'static {
 }
 
 /// The default [`SessionStore`]: this process's sessions in memory, at most `capacity` at once,
-/// each forgotten once idle for `idle`.
+/// at most [`per_share`](Self::per_share) of one caller's (a caller, or an anonymous client's
+/// address, [`SessionRecord::share`]), each forgotten once idle for `idle`. One client cannot
+/// take every session from the others: past its share, its `initialize` is refused until one of
+/// its sessions ends (`DELETE`) or goes idle.
 #[derive(Debug)]
 pub struct MemorySessionStore {
     /// Each session, and when it was last used (milliseconds since the Unix epoch).
     sessions: Mutex<HashMap<String, (Arc<SessionRecord>, u64)>>,
     capacity: usize,
+    per_share: usize,
     idle_ms: u64,
 }
 
@@ -128,8 +137,21 @@ impl MemorySessionStore {
         MemorySessionStore {
             sessions: Mutex::new(HashMap::new()),
             capacity: capacity.max(1),
+            per_share: 64,
             idle_ms: u64::try_from(idle.as_millis()).unwrap_or(u64::MAX).max(1),
         }
+    }
+
+    /// At most `n` sessions of one caller at once (default 64).
+    ///
+    /// ```
+    /// let store = mcp_runtime::legacy::MemorySessionStore::default().per_share(8);
+    /// # let _ = store;
+    /// ```
+    #[must_use]
+    pub fn per_share(mut self, n: usize) -> Self {
+        self.per_share = n.max(1);
+        self
     }
 
     /// How many sessions it holds (idle ones included until they are swept).
@@ -159,6 +181,23 @@ impl MemorySessionStore {
         }
         if sessions.len() >= self.capacity {
             return Err(McpError::busy("sessions", self.capacity));
+        }
+        if let Some(share) = &session.share {
+            // A scan bounded by the capacity (10,000 by default: tens of microseconds), and an
+            // `initialize` is rare next to requests.
+            let mut held = 0;
+            for (s, used) in sessions.values() {
+                if s.share.as_deref() == Some(share) && !self.idle(*used, now) {
+                    held += 1;
+                }
+            }
+            if held >= self.per_share {
+                return Err(McpError::busy_share(
+                    "sessions (end one with DELETE, or wait until one goes idle)",
+                    self.per_share,
+                    share,
+                ));
+            }
         }
         sessions.insert(session.id.clone(), (Arc::new(session), now));
         Ok(())
@@ -234,6 +273,24 @@ mod tests {
         store.lock().get_mut("a").unwrap().1 -= 1_000;
         store.create_now(record("b")).unwrap();
         assert!(store.use_now("a", None).is_none());
+    }
+
+    #[test]
+    fn one_client_cannot_take_every_session() {
+        let store = MemorySessionStore::new(100, Duration::from_secs(60)).per_share(2);
+        let of = |id: &str, share: &str| {
+            let mut s = record(id);
+            s.share = Some(share.into());
+            s
+        };
+        store.create_now(of("a1", "10.0.0.1")).unwrap();
+        store.create_now(of("a2", "10.0.0.1")).unwrap();
+        let refused = store.create_now(of("a3", "10.0.0.1")).unwrap_err();
+        assert!(refused.message().contains("10.0.0.1"), "{refused:?}");
+        store.create_now(of("b1", "10.0.0.2")).unwrap();
+        store.create_now(record("stdio")).unwrap();
+        assert!(store.lock().remove("a1").is_some());
+        store.create_now(of("a3", "10.0.0.1")).unwrap();
     }
 
     #[test]

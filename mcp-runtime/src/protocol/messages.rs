@@ -202,15 +202,62 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources_list_changed: Option<bool>,
-    /// URIs for `notifications/resources/updated`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// URIs for `notifications/resources/updated` (at most [`MAX_LISTEN_ENTRIES`] are read).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "bounded_list"
+    )]
     pub resource_subscriptions: Option<Vec<String>>,
-    /// Tasks whose status changes are sent as `notifications/tasks` (the tasks extension).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Tasks whose status changes are sent as `notifications/tasks` (the tasks extension; at
+    /// most [`MAX_LISTEN_ENTRIES`] are read).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "bounded_list"
+    )]
     pub task_ids: Option<Vec<String>>,
     /// Other extension members.
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+/// Most entries a list of a listen request's filter may have, whatever the server's limits
+/// (which are lower by default): a longer list is refused while it is read, before it costs
+/// its size in memory.
+pub const MAX_LISTEN_ENTRIES: usize = 4096;
+
+/// A list of strings, refused as soon as it has more than [`MAX_LISTEN_ENTRIES`].
+fn bounded_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    struct Bounded(Vec<String>);
+    impl<'de> Deserialize<'de> for Bounded {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Strings;
+            impl<'de> serde::de::Visitor<'de> for Strings {
+                type Value = Bounded;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a list of strings")
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Bounded, A::Error> {
+                    let mut items = Vec::new();
+                    while let Some(item) = seq.next_element::<String>()? {
+                        if items.len() == MAX_LISTEN_ENTRIES {
+                            return Err(serde::de::Error::custom(format_args!(
+                                "a listen filter's list has at most {MAX_LISTEN_ENTRIES} entries"
+                            )));
+                        }
+                        items.push(item);
+                    }
+                    Ok(Bounded(items))
+                }
+            }
+            d.deserialize_seq(Strings)
+        }
+    }
+    Ok(Option::<Bounded>::deserialize(d)?.map(|b| b.0))
 }
 
 /// `subscriptions/listen` params.

@@ -363,9 +363,24 @@ pub enum Role {
 }
 
 // Hand-written deserialization of the hot `_meta` object: serde's `flatten` buffers every entry
-// into an intermediate tree, which this visitor avoids.
+// into an intermediate tree, which this visitor avoids. A key given twice is refused with a
+// "duplicate field" error naming it, as serde's derived structs refuse a member of `params` or
+// of the envelope given twice: were the last value to win, two readers of one request could
+// disagree on it. The check costs a bit per known key, and for the others the map's own entry
+// lookup (which the insert needed anyway).
 
 struct RequestMetaVisitor;
+
+/// The error of a `_meta` key given twice (a long key cut to its first 64 characters).
+fn duplicate<E: serde::de::Error>(key: &str) -> E {
+    let shown = match key.char_indices().nth(64) {
+        Some((end, _)) => format!("{}…", &key[..end]),
+        None => key.to_owned(),
+    };
+    E::custom(format_args!(
+        "duplicate field `{shown}`; each key of `_meta` appears once"
+    ))
+}
 
 impl<'de> serde::de::Visitor<'de> for RequestMetaVisitor {
     type Value = RequestMeta;
@@ -374,9 +389,23 @@ impl<'de> serde::de::Visitor<'de> for RequestMetaVisitor {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
         let mut meta = RequestMeta::default();
+        // One bit per known key read so far.
+        let mut seen = 0u8;
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            match key.as_ref() {
-                PROTOCOL_VERSION_KEY => {
+            let bit = match key.as_ref() {
+                PROTOCOL_VERSION_KEY => 1,
+                CLIENT_CAPABILITIES_KEY => 2,
+                CLIENT_INFO_KEY => 4,
+                LOG_LEVEL_KEY => 8,
+                "progressToken" => 16,
+                _ => 0,
+            };
+            if seen & bit != 0 {
+                return Err(duplicate(key.as_ref()));
+            }
+            seen |= bit;
+            match bit {
+                1 => {
                     meta.protocol_version =
                         map.next_value::<Option<Key<'de>>>()?
                             .map(|v| match v.as_ref() {
@@ -388,21 +417,26 @@ impl<'de> serde::de::Visitor<'de> for RequestMetaVisitor {
                                 _ => std::borrow::Cow::Owned(v.into_owned()),
                             })
                 }
-                CLIENT_CAPABILITIES_KEY => {
+                2 => {
                     meta.client_capabilities = map
                         .next_value::<Option<super::object::Object<_>>>()?
                         .map(|o| o.0);
                 }
-                CLIENT_INFO_KEY => {
+                4 => {
                     meta.client_info = map
                         .next_value::<Option<super::object::Object<_>>>()?
                         .map(|o| o.0);
                 }
-                LOG_LEVEL_KEY => meta.log_level = map.next_value()?,
-                "progressToken" => meta.progress_token = map.next_value()?,
-                _ => {
-                    meta.other.insert(key.into_owned(), map.next_value()?);
-                }
+                8 => meta.log_level = map.next_value()?,
+                16 => meta.progress_token = map.next_value()?,
+                _ => match meta.other.entry(key.into_owned()) {
+                    serde_json::map::Entry::Vacant(slot) => {
+                        slot.insert(map.next_value()?);
+                    }
+                    serde_json::map::Entry::Occupied(slot) => {
+                        return Err(duplicate(slot.key()));
+                    }
+                },
             }
         }
         Ok(meta)
@@ -434,5 +468,58 @@ impl Serialize for ResultMeta {
             map.serialize_entry(k, v)?;
         }
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<RequestMeta, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// A key given twice, known or not, is refused and named; once each, all are read.
+    #[test]
+    fn a_key_twice_is_refused_and_named() {
+        let v = PROTOCOL_VERSION_KEY;
+        let c = CLIENT_CAPABILITIES_KEY;
+        for (text, key) in [
+            (format!(r#"{{"{v}":"2026-07-28","{v}":"2026-07-28"}}"#), v),
+            (format!(r#"{{"{v}":"2026-07-28","{c}":{{}},"{v}":"x"}}"#), v),
+            (format!(r#"{{"{c}":{{}},"{c}":{{}}}}"#), c),
+            (
+                format!(r#"{{"{CLIENT_INFO_KEY}":null,"{CLIENT_INFO_KEY}":null}}"#),
+                CLIENT_INFO_KEY,
+            ),
+            (
+                format!(r#"{{"{LOG_LEVEL_KEY}":"info","{LOG_LEVEL_KEY}":"debug"}}"#),
+                LOG_LEVEL_KEY,
+            ),
+            (
+                r#"{"progressToken":1,"progressToken":1}"#.to_owned(),
+                "progressToken",
+            ),
+            (r#"{"x/a":1,"x/b":2,"x/a":3}"#.to_owned(), "x/a"),
+            // The same key, once spelled with an escape.
+            (r#"{"x/a":1,"x\/a":2}"#.to_owned(), "x/a"),
+            (
+                r#"{"io.modelcontextprotocol\/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}"#
+                    .to_owned(),
+                v,
+            ),
+        ] {
+            let e = read(&text).unwrap_err();
+            assert!(e.contains(&format!("duplicate field `{key}`")), "{text}: {e}");
+        }
+        let long = "k".repeat(1000);
+        let e = read(&format!(r#"{{"{long}":1,"{long}":2}}"#)).unwrap_err();
+        assert!(e.len() < 300, "a long key is cut: {e}");
+        let meta = read(&format!(
+            r#"{{"{v}":"2026-07-28","{c}":{{}},"progressToken":"p","x/a":1,"x/b":2}}"#
+        ))
+        .unwrap();
+        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
+        assert_eq!(meta.other.len(), 2);
     }
 }

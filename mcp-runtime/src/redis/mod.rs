@@ -34,13 +34,33 @@ pub use bus::RedisBus;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
-use crate::error::BuildError;
+use crate::error::{BuildError, McpError};
 use crate::registry::BoxFuture;
 use ::redis::aio::ConnectionManager;
 use std::time::Duration;
 
 /// The environment variable naming the Redis URL (`redis://host:port/db`).
 pub const REDIS_URL_VAR: &str = "MCP_REDIS_URL";
+
+/// Longest one operation of the task or session store may take, retries included. While
+/// Redis is down, the connection manager holds each command through its reconnection attempts
+/// (six, backing off from 100 ms, each with its own connection timeout): a legacy `initialize`
+/// waited 9.5 s for its session to be stored. A client is better told at once that the store is
+/// unavailable (`-32603`, as for any failure of Redis); a healthy Redis answers in well under a
+/// millisecond, and a compare-and-set that lost its race retries within a few.
+const STORE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// `op` (one store operation), failed with the store's `-32603` error when it takes longer than
+/// [`STORE_TIMEOUT`].
+async fn bounded<T>(op: impl Future<Output = Result<T, McpError>>) -> Result<T, McpError> {
+    match tokio::time::timeout(STORE_TIMEOUT, op).await {
+        Ok(done) => done,
+        Err(_) => Err(McpError::internal(format!(
+            "the Redis store failed: no answer within {} ms (is Redis reachable?)",
+            STORE_TIMEOUT.as_millis()
+        ))),
+    }
+}
 
 /// A connection to Redis, shared by the bus and the stores made from it.
 #[derive(Clone)]

@@ -97,22 +97,22 @@ impl RedisSessionStore {
 
 impl SessionStore for RedisSessionStore {
     fn create(&self, session: SessionRecord) -> BoxFuture<'_, Result<(), McpError>> {
-        Box::pin(self.create_now(session))
+        Box::pin(super::bounded(self.create_now(session)))
     }
     fn get<'a>(
         &'a self,
         id: &'a str,
     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>> {
-        Box::pin(self.get_now(id))
+        Box::pin(super::bounded(self.get_now(id)))
     }
     fn update<'a>(
         &'a self,
         id: &'a str,
         change: SessionChange<'a>,
     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>> {
-        Box::pin(self.update_now(id, change))
+        Box::pin(super::bounded(self.update_now(id, change)))
     }
     fn end<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, McpError>> {
-        Box::pin(self.end_now(id))
+        Box::pin(super::bounded(self.end_now(id)))
     }
 }

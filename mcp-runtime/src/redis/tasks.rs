@@ -82,16 +82,16 @@ impl RedisTaskStore {
 
 impl TaskStore for RedisTaskStore {
     fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), McpError>> {
-        Box::pin(self.create_now(task))
+        Box::pin(super::bounded(self.create_now(task)))
     }
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
-        Box::pin(self.get_now(id))
+        Box::pin(super::bounded(self.get_now(id)))
     }
     fn update<'a>(
         &'a self,
         id: &'a str,
         change: TaskChange<'a>,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
-        Box::pin(self.update_now(id, change))
+        Box::pin(super::bounded(self.update_now(id, change)))
     }
 }

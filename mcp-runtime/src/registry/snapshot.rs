@@ -402,6 +402,9 @@ impl Check<'_> {
                 return None;
             }
         };
+        if let Some(why) = parsed.ambiguity() {
+            tracing::warn!(target: "mcp_runtime::registry", template = %t.info.name, "{why}");
+        }
         if !has_scheme(text) {
             let reason = "a URI template must start with a scheme, like `files://{path}`";
             self.invalid(KIND, text, reason.into(), at);

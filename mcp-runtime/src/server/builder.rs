@@ -230,6 +230,18 @@ impl ServerBuilder {
         self.legacy.max_sessions = sessions.max(1);
         self
     }
+    /// How many 2025-11-25 sessions the default store keeps at once for one caller (a token's
+    /// subject, or an anonymous client's address; default 64), so that one client cannot take
+    /// every session: its `initialize` beyond them gets `-32603` (HTTP 503) until one of its
+    /// sessions ends or goes idle.
+    ///
+    /// ```
+    /// let builder = mcp_runtime::Server::builder().sessions_per_caller(16);
+    /// ```
+    pub fn sessions_per_caller(mut self, sessions: usize) -> Self {
+        self.legacy.sessions_per_caller = sessions.max(1);
+        self
+    }
     /// How long a request on a 2025-11-25 session waits for the client to answer what it asks
     /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) before it fails with
     /// `-32603` (default 5 minutes).
@@ -432,9 +444,9 @@ impl ServerBuilder {
             max_rounds: limits.rounds,
         });
         let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
-        let tasks = self
-            .tasks
-            .unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+        let tasks = self.tasks.unwrap_or_else(|| {
+            Arc::new(MemoryTaskStore::default().per_share(limits.stored_tasks_per_caller))
+        });
         let info_json = InfoJson::new(self.config.info.clone());
         if self.config.metrics {
             metrics::describe();
@@ -449,16 +461,29 @@ impl ServerBuilder {
             shutdown: CancellationToken::new(),
             sealer,
             policy: self.policy,
-            requests: Slots::new(limits.concurrent_requests),
-            listens: Slots::new(limits.listen_streams),
+            requests: Slots::new(
+                "requests",
+                limits.concurrent_requests,
+                limits.requests_per_caller,
+            ),
+            listens: Slots::new(
+                "listen streams",
+                limits.listen_streams,
+                limits.listens_per_caller,
+            ),
+            running_tasks: Slots::new(
+                "running tasks",
+                limits.running_tasks,
+                limits.tasks_per_caller,
+            ),
             layers: Arc::from(self.layers),
         });
         let legacy = (!self.modern_only).then(|| {
             let store = self.sessions.unwrap_or_else(|| {
-                Arc::new(MemorySessionStore::new(
-                    self.legacy.max_sessions,
-                    self.legacy.idle,
-                ))
+                Arc::new(
+                    MemorySessionStore::new(self.legacy.max_sessions, self.legacy.idle)
+                        .per_share(self.legacy.sessions_per_caller),
+                )
             });
             Arc::new(Legacy::new(dispatcher.clone(), store, self.legacy))
         });

@@ -52,6 +52,15 @@ pub struct TaskRecord {
     /// instance reads it next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_until_ms: Option<u64>,
+    /// Whose share of the store it counts against: the creating caller, or the address of an
+    /// anonymous client (`None`: a client with neither, such as stdio). A store keeps at most so
+    /// many tasks for one share ([`Limits::stored_tasks_per_caller`](crate::Limits::stored_tasks_per_caller)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<String>,
+    /// The tool it runs: whoever reads, answers or cancels it must still have that tool's
+    /// scopes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
 }
 
 impl TaskRecord {
@@ -77,6 +86,8 @@ impl TaskRecord {
             result: None,
             error: None,
             lease_until_ms: None,
+            share: None,
+            tool: None,
         }
     }
 

@@ -4,7 +4,7 @@ use super::record::TaskRecord;
 use super::time::now_ms;
 use crate::error::McpError;
 use crate::registry::BoxFuture;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 /// A change to one task, applied atomically by [`TaskStore::update`]. A store over an external
@@ -47,13 +47,72 @@ pub trait TaskStore: Send + Sync + 'static {
 
 /// The default [`TaskStore`]: the tasks of this process, in memory, at most `capacity` at once
 /// (a task whose lifetime is over makes room; a server holding `capacity` live tasks refuses new
-/// ones with `-32603`). Expired tasks are also dropped every 256 creations.
+/// ones with `-32603`), and at most [`per_share`](Self::per_share) for one caller: past that, the
+/// caller's oldest finished task is forgotten to make room (with none finished, the new one is
+/// refused), so that one caller's tasks never fill the store for the others. Expired tasks are
+/// also dropped every 256 creations.
 #[derive(Debug)]
 pub struct MemoryTaskStore {
-    tasks: Mutex<HashMap<String, TaskRecord>>,
+    tasks: Mutex<Tasks>,
     capacity: usize,
+    per_share: usize,
     /// Tasks created, to sweep expired ones every [`SWEEP_EVERY`] creations.
     created: std::sync::atomic::AtomicUsize,
+}
+
+/// The tasks, and the ids of each share's, oldest first.
+#[derive(Debug, Default)]
+struct Tasks {
+    by_id: HashMap<String, TaskRecord>,
+    by_share: HashMap<String, VecDeque<String>>,
+}
+
+impl Tasks {
+    fn remove(&mut self, id: &str) {
+        let Some(task) = self.by_id.remove(id) else {
+            return;
+        };
+        if let Some(share) = &task.share
+            && let Some(ids) = self.by_share.get_mut(share)
+        {
+            ids.retain(|i| i != id);
+            if ids.is_empty() {
+                self.by_share.remove(share);
+            }
+        }
+    }
+
+    fn sweep(&mut self, now: u64) {
+        self.by_id.retain(|_, t| !t.is_expired(now));
+        let by_id = &self.by_id;
+        self.by_share.retain(|_, ids| {
+            ids.retain(|id| by_id.contains_key(id));
+            !ids.is_empty()
+        });
+    }
+
+    /// Makes room for one more task of `share`, holding `max`: forgets its oldest finished (or
+    /// expired) task; `false` when all of them are still running.
+    fn make_room(&mut self, share: &str, max: usize, now: u64) -> bool {
+        let Some(ids) = self.by_share.get(share) else {
+            return true;
+        };
+        if ids.len() < max {
+            return true;
+        }
+        let done = ids.iter().find(|id| {
+            self.by_id
+                .get(*id)
+                .is_none_or(|t| t.status.is_terminal() || t.is_expired(now))
+        });
+        match done.cloned() {
+            Some(id) => {
+                self.remove(&id);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// Expired tasks are dropped every this many creations (and whenever the store is full), so
@@ -61,18 +120,31 @@ pub struct MemoryTaskStore {
 const SWEEP_EVERY: usize = 256;
 
 impl MemoryTaskStore {
-    /// A store keeping at most `capacity` tasks.
+    /// A store keeping at most `capacity` tasks (and at most 500 of one caller's).
     pub fn new(capacity: usize) -> Self {
         MemoryTaskStore {
-            tasks: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(Tasks::default()),
             capacity: capacity.max(1),
+            per_share: 500,
             created: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
+    /// At most `n` tasks of one caller ([`TaskRecord::share`]); default 500.
+    ///
+    /// ```
+    /// let store = mcp_runtime::tasks::MemoryTaskStore::new(10_000).per_share(100);
+    /// # let _ = store;
+    /// ```
+    #[must_use]
+    pub fn per_share(mut self, n: usize) -> Self {
+        self.per_share = n.max(1);
+        self
+    }
+
     /// How many tasks it holds (expired ones included until they are swept).
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().by_id.len()
     }
 
     /// Whether it holds no task.
@@ -80,7 +152,7 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tasks> {
         // A panic while holding the lock cannot leave a record half-changed in a way that
         // matters more than losing every task: keep serving.
         self.tasks.lock().unwrap_or_else(|e| e.into_inner())
@@ -91,20 +163,33 @@ impl MemoryTaskStore {
         let created = self
             .created
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if tasks.len() >= self.capacity || created % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            let now = now_ms();
-            tasks.retain(|_, t| !t.is_expired(now));
+        let now = now_ms();
+        if tasks.by_id.len() >= self.capacity || created % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            tasks.sweep(now);
         }
-        if tasks.len() >= self.capacity {
+        if let Some(share) = &task.share
+            && !tasks.make_room(share, self.per_share, now)
+        {
+            return Err(McpError::busy_share(
+                "unfinished tasks",
+                self.per_share,
+                share,
+            ));
+        }
+        if tasks.by_id.len() >= self.capacity {
             return Err(McpError::busy("tasks", self.capacity));
         }
-        tasks.insert(task.id.clone(), task);
+        if let Some(share) = &task.share {
+            let ids = tasks.by_share.entry(share.clone()).or_default();
+            ids.push_back(task.id.clone());
+        }
+        tasks.by_id.insert(task.id.clone(), task);
         Ok(())
     }
 
     fn get_now(&self, id: &str) -> Option<TaskRecord> {
         let mut tasks = self.lock();
-        let task = tasks.get(id)?;
+        let task = tasks.by_id.get(id)?;
         if task.is_expired(now_ms()) {
             tasks.remove(id);
             return None;
@@ -114,7 +199,7 @@ impl MemoryTaskStore {
 
     fn update_now(&self, id: &str, change: TaskChange<'_>) -> Option<TaskRecord> {
         let mut tasks = self.lock();
-        let task = tasks.get_mut(id)?;
+        let task = tasks.by_id.get_mut(id)?;
         if task.is_expired(now_ms()) {
             tasks.remove(id);
             return None;
@@ -125,7 +210,7 @@ impl MemoryTaskStore {
 }
 
 impl Default for MemoryTaskStore {
-    /// At most 10,000 tasks.
+    /// At most 10,000 tasks, 500 of one caller's.
     fn default() -> Self {
         MemoryTaskStore::new(10_000)
     }
@@ -194,6 +279,40 @@ mod tests {
         let refused = store.create_now(TaskRecord::new("more", None, now, None, None));
         assert_eq!(refused.unwrap_err().code(), -32603);
         assert_eq!(store.len(), 2);
+    }
+
+    fn of(id: &str, share: &str) -> TaskRecord {
+        let mut task = TaskRecord::new(id, None, now_ms(), Some(60_000), None);
+        task.share = Some(share.into());
+        task
+    }
+
+    #[test]
+    fn one_caller_cannot_fill_the_store_and_keeps_its_newest_tasks() {
+        let store = MemoryTaskStore::new(10).per_share(3);
+        for i in 0..3 {
+            let mut task = of(&format!("a{i}"), "10.0.0.1");
+            task.status = crate::protocol::TaskStatus::Completed;
+            store.create_now(task).unwrap();
+        }
+        // At its share: its oldest finished task makes room.
+        store.create_now(of("a3", "10.0.0.1")).unwrap();
+        assert!(
+            store.get_now("a0").is_none(),
+            "the oldest finished one went"
+        );
+        assert!(store.get_now("a1").is_some() && store.get_now("a3").is_some());
+        assert_eq!(store.len(), 3);
+        // Another caller is not touched by it, and gets its own share.
+        for i in 0..3 {
+            store.create_now(of(&format!("b{i}"), "10.0.0.2")).unwrap();
+        }
+        // b's are all running: its next one is refused, a's are untouched.
+        let refused = store.create_now(of("b3", "10.0.0.2")).unwrap_err();
+        assert!(refused.message().contains("10.0.0.2"), "{refused:?}");
+        assert_eq!(store.len(), 6);
+        store.lock().remove("b1");
+        assert_eq!(store.lock().by_share["10.0.0.2"], ["b0", "b2"]);
     }
 
     #[test]

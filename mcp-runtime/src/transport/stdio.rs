@@ -106,6 +106,7 @@ where
             caller: None,
             checks: Some(&in_flight),
             transport: Some("pipe"),
+            client: None,
         };
         let mut call = match dispatcher.handle(text, ingress) {
             Handled::Notification(n) => {

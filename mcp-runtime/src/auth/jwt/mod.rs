@@ -10,12 +10,17 @@
 //! - `exp` in the future and `nbf` (when present) in the past, both with a small leeway
 //!   (default 30 s);
 //! - `aud` naming this server's canonical URI (RFC 8707), `iss` one of the trusted issuers (when
-//!   set), and a `sub`.
+//!   set), and a `sub`;
+//! - `iss`, when present, a single string (RFC 7519 §4.1.1: a StringOrURI): a list is refused,
+//!   even one naming a trusted issuer, since the caller's identity is qualified by exactly one.
 //!
-//! The caller's scopes come from `scope` (space-separated) or `scp` (a list), every claim is
-//! kept in [`Caller::claims`](crate::Caller::claims). A token that names an unknown `kid` makes
-//! the verifier fetch the JWKS again (at most once per floor, default 30 s), so a key rotation
-//! is picked up at once. Verified tokens are cached until they expire.
+//! The caller's scopes come from `scope` (separated by spaces, %x20 only) or `scp` (a list, or
+//! one such string); a token that is no RFC 6749 §3.3 scope-token (empty, or holding a tab, a
+//! newline, a `"`, a `\` or anything outside %x21-7E) is dropped, so `"docs:read\tadmin"`
+//! grants neither. Every claim is kept in [`Caller::claims`](crate::Caller::claims). A token
+//! that names an unknown `kid` makes the verifier fetch the JWKS again (at most once per
+//! floor, default 30 s), so a key rotation is picked up at once. Verified tokens are cached
+//! until they expire.
 
 mod cache;
 mod fetch;
@@ -70,6 +75,9 @@ pub struct JwtVerifier {
 
 struct Inner {
     validation: Validation,
+    /// The trusted issuers (none: any), checked here rather than by `jsonwebtoken`, which
+    /// accepts an `iss` list with one trusted member (see [`issuer_of`]).
+    issuers: Vec<String>,
     algorithms: Vec<Algorithm>,
     leeway: u64,
     keys: KeyStore,
@@ -80,7 +88,7 @@ impl std::fmt::Debug for JwtVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtVerifier")
             .field("audience", &self.inner.validation.aud)
-            .field("issuers", &self.inner.validation.iss)
+            .field("issuers", &self.inner.issuers)
             .field("algorithms", &self.inner.algorithms)
             .finish_non_exhaustive()
     }
@@ -170,7 +178,7 @@ impl JwtVerifier {
                 Ok(data) => {
                     let claims = data.claims;
                     let exp = claims.get("exp").and_then(Value::as_u64).unwrap_or(now);
-                    let caller = Arc::new(caller_of(claims)?);
+                    let caller = Arc::new(caller_of(claims, &inner.issuers)?);
                     inner.cache.insert(
                         token,
                         caller.clone(),
@@ -212,31 +220,73 @@ fn describe(kind: &ErrorKind) -> TokenError {
     })
 }
 
-/// The caller a verified token stands for.
-fn caller_of(claims: Map<String, Value>) -> Result<Caller, TokenError> {
+/// The caller a verified token stands for; `issuers`: the trusted ones (none: any).
+fn caller_of(claims: Map<String, Value>, issuers: &[String]) -> Result<Caller, TokenError> {
     let Some(subject) = claims.get("sub").and_then(Value::as_str) else {
         return Err(TokenError::invalid(
             "the token's `sub` claim is not a string",
         ));
     };
     let mut caller = Caller::new(subject);
-    if let Some(iss) = claims.get("iss").and_then(Value::as_str) {
-        caller.issuer = Some(iss.to_owned());
-    }
-    let scopes: Vec<String> = match (claims.get("scope"), claims.get("scp")) {
-        (Some(Value::String(s)), _) | (None, Some(Value::String(s))) => {
-            s.split_ascii_whitespace().map(str::to_owned).collect()
+    caller.issuer = issuer_of(&claims, issuers)?.map(str::to_owned);
+    caller.scopes = scopes_of(&claims);
+    caller.claims = claims;
+    Ok(caller)
+}
+
+/// The token's issuer: `iss` is one string (RFC 7519 §4.1.1, a StringOrURI), one of `issuers`
+/// when any is set (then it is required). `jsonwebtoken` is not asked: its validation takes an
+/// `iss` list when any member is trusted (and then the caller's issuer, which qualifies its
+/// identity for tasks and `requestState`, would be lost or ambiguous), and reports an `iss`
+/// of another type as missing.
+fn issuer_of<'a>(
+    claims: &'a Map<String, Value>,
+    issuers: &[String],
+) -> Result<Option<&'a str>, TokenError> {
+    match claims.get("iss") {
+        None if issuers.is_empty() => Ok(None),
+        None => Err(TokenError::invalid("the token has no `iss` claim")),
+        Some(Value::String(iss)) if issuers.is_empty() || issuers.iter().any(|t| t == iss) => {
+            Ok(Some(iss))
         }
+        Some(Value::String(_)) => Err(TokenError::invalid(
+            "the token's issuer is not trusted (iss)",
+        )),
+        Some(_) => Err(TokenError::invalid(
+            "the token's `iss` claim is not a string (RFC 7519: one StringOrURI, not a list)",
+        )),
+    }
+}
+
+/// The scopes a token grants: `scope` (a string), else `scp` (a list of strings, or a string).
+/// A string is split at spaces (%x20) only, RFC 6749 §3.3; whatever is not a valid scope-token
+/// is dropped (see [`is_scope_token`]), the valid ones are kept.
+fn scopes_of(claims: &Map<String, Value>) -> Vec<String> {
+    let split = |s: &str| -> Vec<String> {
+        s.split(' ')
+            .filter(|t| is_scope_token(t))
+            .map(str::to_owned)
+            .collect()
+    };
+    match (claims.get("scope"), claims.get("scp")) {
+        (Some(Value::String(s)), _) | (None, Some(Value::String(s))) => split(s),
         (None, Some(Value::Array(list))) => list
             .iter()
             .filter_map(Value::as_str)
+            .filter(|t| is_scope_token(t))
             .map(str::to_owned)
             .collect(),
         _ => Vec::new(),
-    };
-    caller.scopes = scopes;
-    caller.claims = claims;
-    Ok(caller)
+    }
+}
+
+/// RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`: printable ASCII but the
+/// space, `"` and `\`. A tab or a newline inside one is no separator, and makes it no scope.
+fn is_scope_token(token: &str) -> bool {
+    !token.is_empty()
+        && token
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5b | 0x5d..=0x7e))
 }
 
 impl JwtVerifierBuilder {
@@ -332,12 +382,9 @@ impl JwtVerifierBuilder {
         validation.validate_nbf = true;
         validation.validate_aud = true;
         validation.set_audience(&self.audiences);
-        let mut required = vec!["exp", "aud", "sub"];
-        if !self.issuers.is_empty() {
-            validation.set_issuer(&self.issuers);
-            required.push("iss");
-        }
-        validation.set_required_spec_claims(&required);
+        // `iss` is checked by `issuer_of`, not here: `jsonwebtoken` would take a list.
+        validation.iss = None;
+        validation.set_required_spec_claims(&["exp", "aud", "sub"]);
         let keys = KeyStore::new(
             source.clone(),
             self.algorithms.clone(),
@@ -360,6 +407,7 @@ impl JwtVerifierBuilder {
         Ok(JwtVerifier {
             inner: Arc::new(Inner {
                 validation,
+                issuers: self.issuers,
                 algorithms: self.algorithms,
                 leeway: self.leeway.as_secs(),
                 keys,
@@ -388,5 +436,108 @@ fn check_url(url: &str) -> Result<(), String> {
         _ => Err(format!(
             "`{url}` must be an https URL (plain http only on a loopback host)"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TestIssuer;
+    use serde_json::json;
+
+    fn claims(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    fn scopes(v: Value) -> Vec<String> {
+        scopes_of(&claims(v))
+    }
+
+    #[test]
+    fn scopes_are_separated_by_spaces_only_and_invalid_tokens_are_dropped() {
+        assert_eq!(
+            scopes(json!({"scope": "docs:read admin"})),
+            ["docs:read", "admin"]
+        );
+        // A tab, a newline, a CR, a form feed or a vertical tab separates nothing: the token
+        // that holds one is no scope-token, and neither half is granted.
+        for sep in ["\t", "\n", "\r", "\r\n", "\u{c}", "\u{b}"] {
+            let s = format!("docs:read{sep}admin");
+            assert!(scopes(json!({ "scope": s })).is_empty(), "{s:?}");
+            let s = format!("tools docs:read{sep}admin files");
+            assert_eq!(scopes(json!({ "scope": s })), ["tools", "files"], "{s:?}");
+        }
+        // Repeated or edge spaces make no empty scope; `"`, `\`, DEL and non-ASCII are no
+        // scope-token characters.
+        assert_eq!(scopes(json!({"scope": "  a   b "})), ["a", "b"]);
+        assert_eq!(
+            scopes(json!({"scope": "a\"b c\\d e\u{7f} ädmin ok"})),
+            ["ok"]
+        );
+        assert!(scopes(json!({"scope": ""})).is_empty());
+    }
+
+    #[test]
+    fn scp_follows_the_same_rule() {
+        assert_eq!(
+            scopes(json!({"scp": ["docs:read", "docs:read\tadmin", "", "a b", 7, "admin"]})),
+            ["docs:read", "admin"]
+        );
+        assert_eq!(scopes(json!({"scp": "x\ny z"})), ["z"]);
+        // `scope` wins over `scp`.
+        assert_eq!(scopes(json!({"scope": "a", "scp": ["b"]})), ["a"]);
+    }
+
+    #[test]
+    fn iss_must_be_one_string() {
+        let trusted = ["https://auth.example.com".to_owned()];
+        let ok = claims(json!({"iss": "https://auth.example.com"}));
+        assert_eq!(
+            issuer_of(&ok, &trusted).unwrap(),
+            Some("https://auth.example.com")
+        );
+        for bad in [
+            json!({"iss": ["https://auth.example.com"]}),
+            json!({"iss": ["https://auth.example.com", "https://evil.example.com"]}),
+            json!({"iss": 7}),
+            json!({"iss": null}),
+            json!({"iss": {"https://auth.example.com": true}}),
+        ] {
+            let Err(TokenError::Invalid(why)) = issuer_of(&claims(bad.clone()), &trusted) else {
+                panic!("{bad} accepted");
+            };
+            assert!(why.contains("not a string"), "{bad}: {why}");
+            // Without trusted issuers too: the caller's issuer is never dropped.
+            assert!(issuer_of(&claims(bad.clone()), &[]).is_err(), "{bad}");
+        }
+        let other = claims(json!({"iss": "https://evil.example.com"}));
+        assert!(issuer_of(&other, &trusted).is_err());
+        assert_eq!(
+            issuer_of(&other, &[]).unwrap(),
+            Some("https://evil.example.com")
+        );
+        assert!(issuer_of(&Map::new(), &trusted).is_err(), "required");
+        assert_eq!(issuer_of(&Map::new(), &[]).unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_token_with_an_iss_list_or_a_tab_in_its_scope_is_verified_strictly() {
+        let issuer = TestIssuer::new("https://auth.example.com", "https://mcp.example.com/mcp");
+        let verifier = issuer.verifier();
+        let listed = issuer.token_with(json!({"iss": [issuer.issuer()]}));
+        let Err(TokenError::Invalid(why)) = verifier.verify(&listed).await else {
+            panic!("an `iss` list passed");
+        };
+        assert!(why.contains("`iss`"), "{why}");
+        let tabbed = issuer.token_with(json!({"scope": "docs:read\tadmin"}));
+        let caller = verifier.verify(&tabbed).await.unwrap();
+        assert!(caller.scopes.is_empty(), "{:?}", caller.scopes);
+        assert_eq!(caller.issuer.as_deref(), Some(issuer.issuer()));
+        let plain = issuer.token("alice", &["docs:read", "admin"]);
+        let caller = verifier.verify(&plain).await.unwrap();
+        assert!(caller.has_scopes(&["docs:read", "admin"]));
     }
 }

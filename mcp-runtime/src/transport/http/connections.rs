@@ -7,32 +7,36 @@
 //! with hyper's HTTP/1 connection; `mcp-bench-clients --only memory`, BENCHMARKS.md). The
 //! server speaks HTTP/1.1 only, so the detection bought nothing.
 
+use super::hygiene::{Admitted, ConnState, Hygiene, Responding, Table, Tracked};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
 
 /// Serves `app` on `listener` until `stop` resolves; then stops accepting, asks every open
 /// connection to finish what it is answering and close, and returns once all have.
 /// `with_peer`: each request carries the client's address (`ConnectInfo<SocketAddr>`).
-/// `head_timeout`: how long a request's head may take (`HttpOptions::head_timeout`).
+/// `rules`: the idle time and the connection cap (`hygiene.rs`).
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     with_peer: bool,
-    head_timeout: Option<Duration>,
+    rules: Hygiene,
     stop: impl Future<Output = ()>,
 ) {
     // Closed (the sender dropped) when the server stops: each connection then ends gracefully.
     let (stopping_tx, stopping) = watch::channel(());
     // Each connection holds a receiver; the sender sees it closed when the last one ended.
     let (closed_tx, closed) = watch::channel(());
+    let table = Table::new(rules);
+    tokio::spawn(table.clone().sweep());
     let mut stop = std::pin::pin!(stop);
     loop {
         let (socket, peer) = tokio::select! {
@@ -45,21 +49,27 @@ pub(crate) async fn serve(
             },
             () = &mut stop => break,
         };
+        let registered = match table.admit() {
+            Admitted::Serve(registered) => registered,
+            Admitted::Refuse => {
+                tokio::spawn(refuse(socket));
+                continue;
+            }
+        };
         let service = Connection {
             app: app.clone(),
             peer: with_peer.then_some(peer),
+            state: registered.state.clone(),
         };
         let mut stopping = stopping.clone();
         let closed = closed.clone();
         tokio::spawn(async move {
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            // Only when asked: hyper then arms a timer for every request head.
-            if head_timeout.is_some() {
-                builder
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(head_timeout);
-            }
-            let connection = builder.serve_connection(TokioIo::new(socket), service);
+            let io = Tracked {
+                io: socket,
+                state: registered.state.clone(),
+            };
+            let builder = hyper::server::conn::http1::Builder::new();
+            let connection = builder.serve_connection(TokioIo::new(io), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
                 _ = connection.as_mut() => {}
@@ -68,6 +78,7 @@ pub(crate) async fn serve(
                     let _ = connection.await;
                 }
             }
+            drop(registered);
             drop(closed);
         });
     }
@@ -77,24 +88,38 @@ pub(crate) async fn serve(
     closed_tx.closed().await;
 }
 
-/// One connection's service: the router, and the client's address when requests carry it.
+/// A connection accepted while every open one is busy: a 503 and the close, at once (rather
+/// than a client left waiting for an answer that cannot come).
+async fn refuse(mut socket: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\nContent-Length: 50\r\nConnection: close\r\n\r\nServer busy: too many open connections; retry soon";
+    let _ = tokio::time::timeout(Duration::from_secs(1), socket.write_all(BUSY)).await;
+}
+
+/// One connection's service: the router, the client's address when requests carry it, and the
+/// connection's entry in the table (each request is in flight until its response is written).
 struct Connection {
     app: Router,
     peer: Option<SocketAddr>,
+    state: Arc<ConnState>,
 }
 
 impl hyper::service::Service<http::Request<Incoming>> for Connection {
     type Response = axum::response::Response;
     type Error = Infallible;
-    type Future = axum::routing::future::RouteFuture<Infallible>;
+    type Future = Responding<axum::routing::future::RouteFuture<Infallible>>;
 
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
+        let in_flight = self.state.request_started();
         let mut request = request.map(Body::new);
         if let Some(peer) = self.peer {
             request.extensions_mut().insert(ConnectInfo(peer));
         }
         // A router is always ready; its clone is a reference count.
-        tower_service::Service::call(&mut self.app.clone(), request)
+        Responding {
+            future: tower_service::Service::call(&mut self.app.clone(), request),
+            in_flight: Some(in_flight),
+        }
     }
 }
 

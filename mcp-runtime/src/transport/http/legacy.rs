@@ -63,6 +63,7 @@ pub(super) async fn post(
     headers: &HeaderMap,
     body: &[u8],
     caller: Option<Arc<Caller>>,
+    client: Option<std::net::IpAddr>,
     accept: &AcceptSet,
 ) -> Response {
     let message = match crate::legacy::parse(body) {
@@ -72,7 +73,10 @@ pub(super) async fn post(
     let Some(sid) = session_id(headers) else {
         return match message {
             Incoming::Request { id, method, params } if method == "initialize" => {
-                match legacy.initialize(&id, &params, caller.as_deref()).await {
+                match legacy
+                    .initialize(&id, &params, caller.as_deref(), client)
+                    .await
+                {
                     Ok(opened) => {
                         let mut resp = json_response(StatusCode::OK, opened.response);
                         if let Ok(value) = HeaderValue::from_str(&opened.session.id) {
@@ -115,6 +119,7 @@ pub(super) async fn post(
                 method,
                 params,
                 caller,
+                client,
                 back_channel: accept.sse,
             };
             let reply = legacy.request(session, live.clone(), request).await;

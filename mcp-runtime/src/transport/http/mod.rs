@@ -10,6 +10,7 @@
 //! | step | failure | status | JSON-RPC |
 //! |---|---|---|---|
 //! | method is POST | PUT, …; GET or DELETE without `Mcp-Session-Id` | 405 (`Allow: POST`) | – |
+//! | one non-empty `Host` (`guard`, RFC 9112 §3.2) | two `Host` headers, an empty one | 400 | – |
 //! | `Host` and `Origin` allowed (`guard`) | DNS-rebinding guard | 403 | – |
 //! | authentication (when configured, `auth`) | no, bad or invalid token | 401/400/503 | `-32600` |
 //! | rate limit per caller (when configured, `rate`) | over the limit | 429 + `Retry-After` | `-32600` |
@@ -63,6 +64,7 @@ mod era;
 mod guard;
 mod headers;
 mod health;
+mod hygiene;
 #[cfg(feature = "lab")]
 mod lab;
 mod legacy;
@@ -142,6 +144,9 @@ pub(crate) fn router(
 /// The protected resource metadata document.
 async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let options = &endpoint.options;
+    if let Some(why) = guard::host_header_error(request.headers()) {
+        return plain_status(StatusCode::BAD_REQUEST, why);
+    }
     if !guard::host_allowed(options, request.headers()) {
         return plain_status(
             StatusCode::FORBIDDEN,
@@ -172,18 +177,14 @@ pub(crate) async fn serve<S>(
         signal.await;
         shutdown.cancel();
     };
-    // Client addresses are only read by the rate limit and the lab page: without them, requests
-    // do not carry them (inserting one into every request's extensions costs an allocation).
-    #[cfg(feature = "lab")]
-    let lab_needs_peer = options.lab.as_ref().is_some_and(|lab| lab.needs_peer());
-    #[cfg(not(feature = "lab"))]
-    let lab_needs_peer = false;
-    let with_peer = options.rate.is_some() || lab_needs_peer;
-    let head_timeout = options.head_timeout;
+    // Every request carries its client's address: the per-caller shares of anonymous callers,
+    // the rate limit and the lab page read it.
+    let with_peer = true;
+    let rules = options.hygiene();
     // Made once and shared by every connection (a clone is a reference count).
     let app = router(dispatcher, legacy, options);
     tokio::select! {
-        () = connections::serve(listener, app, with_peer, head_timeout, stop) => {}
+        () = connections::serve(listener, app, with_peer, rules, stop) => {}
         () = async {
             stopping.cancelled().await;
             tokio::time::sleep(grace).await;
@@ -303,8 +304,19 @@ fn transport_error(status: StatusCode, message: &str) -> Response {
     json_response(status, Answer::error(None, &error).body)
 }
 
+/// The address of the client that sent a request (anonymous callers' shares are counted by it).
+fn client_address(options: &HttpOptions, parts: &http::request::Parts) -> Option<std::net::IpAddr> {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>();
+    rate::client_address(options.trust_forwarded, &parts.headers, peer)
+}
+
 /// The DNS-rebinding guard every request passes first: the refusal, if any.
 fn guarded(options: &HttpOptions, headers: &http::HeaderMap) -> Option<Response> {
+    if let Some(why) = guard::host_header_error(headers) {
+        return Some(plain_status(StatusCode::BAD_REQUEST, why));
+    }
     if guard::host_allowed(options, headers) && guard::origin_allowed(options, headers) {
         return None;
     }
@@ -437,7 +449,17 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     if let Some(legacy) = &endpoint.legacy
         && era::of_post(&found, &bytes) == era::Era::Legacy
     {
-        return legacy::post(&endpoint, legacy, &parts.headers, &bytes, caller, &accept).await;
+        let client = client_address(options, &parts);
+        return legacy::post(
+            &endpoint,
+            legacy,
+            &parts.headers,
+            &bytes,
+            caller,
+            client,
+            &accept,
+        )
+        .await;
     }
     let handled = endpoint.dispatcher.handle(
         &bytes,
@@ -445,6 +467,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             caller,
             checks: Some(&HeaderChecks::new(&parts.headers, found)),
             transport: Some("tcp"),
+            client: client_address(options, &parts),
         },
     );
     let mut call = match handled {

@@ -27,14 +27,6 @@ impl Default for LabOptions {
     }
 }
 
-#[cfg(feature = "lab")]
-impl LabOptions {
-    /// Whether serving the page needs each client's address (to tell loopback clients apart).
-    pub(super) fn needs_peer(&self) -> bool {
-        !self.any_client
-    }
-}
-
 /// Options of the Streamable HTTP transport.
 ///
 /// ```
@@ -56,6 +48,7 @@ pub struct HttpOptions {
     pub(super) body_limit: usize,
     pub(super) body_timeout: Duration,
     pub(super) head_timeout: Option<Duration>,
+    pub(super) max_connections: Option<usize>,
     pub(super) keepalive: Duration,
     pub(super) auth: Option<ResourceServer>,
     pub(super) rate: Option<(u32, Duration)>,
@@ -75,7 +68,8 @@ impl Default for HttpOptions {
             origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
             body_timeout: Duration::from_secs(30),
-            head_timeout: None,
+            head_timeout: Some(Duration::from_secs(30)),
+            max_connections: None,
             keepalive: Duration::from_secs(15),
             auth: None,
             rate: None,
@@ -98,6 +92,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("body_limit", &self.body_limit)
             .field("body_timeout", &self.body_timeout)
             .field("head_timeout", &self.head_timeout)
+            .field("max_connections", &self.max_connections)
             .field("keepalive", &self.keepalive)
             .field("auth", &self.auth)
             .field("rate", &self.rate)
@@ -139,19 +134,20 @@ impl HttpOptions {
         self.body_timeout = within;
         self
     }
-    /// Longest time a connection may take to send a request's head, its request line and
-    /// headers (default: no limit). It counts from when the server starts waiting for a head:
-    /// on a new connection, and on a keep-alive connection between two requests. A connection
-    /// over it is closed, so that clients that connect and send nothing, or a byte at a time,
-    /// cannot hold connections; an idle keep-alive connection is closed after it too. A
-    /// response being streamed (a listen stream, an SSE call) is not affected.
+    /// Longest time a connection may stay idle (default 30 s): a connection with no request in
+    /// flight (a new one, or one whose last response was written) that does not bring a whole
+    /// request head within it is closed, so that clients that connect and send nothing, or a
+    /// byte at a time, cannot hold connections, and an idle keep-alive connection is let go. A
+    /// request being answered is not idle; a streamed response (a listen stream, an SSE call)
+    /// whose client stops reading is closed once no write has gone through for the longer of
+    /// this and four keep-alive intervals. `None` turns both off.
     ///
-    /// Set one when clients reach the server directly; a reverse proxy in front usually has
-    /// its own (nginx: `client_header_timeout`). Not the default because hyper arms a timer
-    /// for every request head: ≈ 1.3k instructions per request, 3 % of a plain call
-    /// (callgrind, BENCHMARKS.md). Applies to [`Server::serve`](crate::Server::serve) and the
-    /// other ways of serving that accept connections; a router from `into_router` is served
-    /// by whatever serves it.
+    /// A reverse proxy in front usually has its own (nginx: `client_header_timeout`). Cheap
+    /// enough to leave on: a request costs a few atomic stores, and one task walks the open
+    /// connections every quarter of the time (at most every second; BENCHMARKS.md,
+    /// "Connection hygiene"). Applies to [`Server::serve`](crate::Server::serve) and the other
+    /// ways of serving that accept connections; a router from `into_router` is served by
+    /// whatever serves it.
     ///
     /// ```
     /// use std::time::Duration;
@@ -161,6 +157,34 @@ impl HttpOptions {
     pub fn head_timeout(mut self, within: Option<Duration>) -> Self {
         self.head_timeout = within;
         self
+    }
+    /// Most connections open at once (default: the process's soft file-descriptor limit less
+    /// 64, read at start; at most 100,000). At the cap, a new connection makes room by closing
+    /// the connections idle the longest (those waiting for a request head); when every open
+    /// connection is answering a request, it gets `503` with `Retry-After: 1` at once. Either
+    /// way a new client is answered instead of left hanging while the process is out of file
+    /// descriptors. (Raise the limit itself with `ulimit -n`, or `LimitNOFILE=` in systemd.)
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().max_connections(10_000);
+    /// # let _ = options;
+    /// ```
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = Some(n.max(1));
+        self
+    }
+    /// What the accept loop enforces.
+    pub(super) fn hygiene(&self) -> super::hygiene::Hygiene {
+        super::hygiene::Hygiene {
+            idle: self.head_timeout,
+            stall: self
+                .head_timeout
+                .unwrap_or_default()
+                .max(self.keepalive.saturating_mul(4)),
+            max_connections: self
+                .max_connections
+                .unwrap_or_else(super::hygiene::default_max_connections),
+        }
     }
     /// Interval of keep-alive comments on SSE streams that wait (default 15 s), so that proxies
     /// do not close an idle `subscriptions/listen` stream.
@@ -195,7 +219,8 @@ impl HttpOptions {
     }
     /// Trusts the `X-Forwarded-For` header for the client's address (off by default: anyone can
     /// send one). Turn it on only behind a reverse proxy that sets it; the last address in it
-    /// (the one that proxy added) is taken. It is only used to rate-limit anonymous callers.
+    /// (the one that proxy added) is taken. It is used to rate-limit anonymous callers and to
+    /// count their share of the server's pools ([`Limits`](crate::Limits)).
     ///
     /// Behind a reverse proxy, the `Host` and `Origin` checks see what the proxy forwards: have
     /// it pass the public `Host` (nginx: `proxy_set_header Host $host;`) and

@@ -83,26 +83,34 @@ impl Limiter {
             .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 
-    /// The client's address: the peer's, or (when the proxy in front is trusted) the last
-    /// address of `X-Forwarded-For`, the one that proxy added.
     fn client_address(
         &self,
         headers: &HeaderMap,
         peer: Option<&ConnectInfo<SocketAddr>>,
     ) -> Option<IpAddr> {
-        if self.trust_forwarded
-            && let Some(ip) = headers
-                .get_all("x-forwarded-for")
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(','))
-                .filter_map(|a| a.trim().parse::<IpAddr>().ok())
-                .next_back()
-        {
-            return Some(ip);
-        }
-        peer.map(|ConnectInfo(addr)| addr.ip())
+        client_address(self.trust_forwarded, headers, peer)
     }
+}
+
+/// The client's address: the peer's, or (when the proxy in front is trusted) the last address
+/// of `X-Forwarded-For`, the one that proxy added.
+pub(super) fn client_address(
+    trust_forwarded: bool,
+    headers: &HeaderMap,
+    peer: Option<&ConnectInfo<SocketAddr>>,
+) -> Option<IpAddr> {
+    if trust_forwarded
+        && let Some(ip) = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|a| a.trim().parse::<IpAddr>().ok())
+            .next_back()
+    {
+        return Some(ip);
+    }
+    peer.map(|ConnectInfo(addr)| addr.ip())
 }
 
 #[cfg(test)]

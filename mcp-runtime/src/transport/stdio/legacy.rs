@@ -67,6 +67,7 @@ impl StdioSession {
                     method,
                     params,
                     caller: None,
+                    client: None,
                     back_channel: true,
                 };
                 match self.legacy.request(session, live.clone(), request).await {
@@ -95,7 +96,7 @@ impl StdioSession {
     async fn first(&mut self, message: Incoming, tasks: &mut JoinSet<()>) {
         match message {
             Incoming::Request { id, method, params } if method == "initialize" => {
-                match self.legacy.initialize(&id, &params, None).await {
+                match self.legacy.initialize(&id, &params, None, None).await {
                     Ok(opened) => {
                         let live = self
                             .legacy
