@@ -251,7 +251,7 @@ async fn a_listen_stream_subscribes_to_a_bounded_set_of_resources() {
             .map(|i| format!("notes://{i:0>width$}", width = len))
             .collect()
     };
-    // A million one-byte URIs in one body: refused at once, nothing kept.
+    // A million one-byte URIs in one body: refused while it is read (past 4,096), nothing kept.
     let million: Vec<String> = (0..1_000_000).map(|i| (i % 10).to_string()).collect();
     let at = Instant::now();
     let refused = open_listen(
@@ -267,7 +267,7 @@ async fn a_listen_stream_subscribes_to_a_bounded_set_of_resources() {
         &refused[..refused.len().min(400)]
     );
     assert!(
-        refused.contains("at most 256"),
+        refused.contains("at most 4096 entries"),
         "{}",
         &refused[..refused.len().min(400)]
     );
@@ -511,4 +511,44 @@ async fn a_token_that_lost_a_task_tools_scope_no_longer_reads_its_task() {
         );
     }
     let _ = TIMEOUT;
+}
+
+#[tokio::test]
+async fn a_legacy_session_stream_counts_as_a_listen_stream() {
+    let limits = Limits::default().listens_per_caller(2);
+    let http = spawn_http_with(
+        server(limits, Arc::new(Semaphore::new(0))),
+        HttpOptions::default(),
+    )
+    .await;
+    let opened = post_raw_from(
+        client(2),
+        http.addr,
+        legacy_headers(),
+        initialize().to_string(),
+    )
+    .await;
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    let open_stream = || async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(client(2), 0)).unwrap();
+        let mut s = socket.connect(http.addr).await.unwrap();
+        s.write_all(get.as_bytes()).await.unwrap();
+        let mut buf = [0u8; 1024];
+        let n = within("the stream's head", s.read(&mut buf)).await.unwrap();
+        (s, String::from_utf8_lossy(&buf[..n]).into_owned())
+    };
+    let (_a, first) = open_stream().await;
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    let (_b, second) = open_stream().await;
+    assert!(second.starts_with("HTTP/1.1 200"), "{second}");
+    let (_c, third) = open_stream().await;
+    assert!(third.starts_with("HTTP/1.1 503"), "{third}");
+    assert!(
+        third.contains("127.0.0.2 holds 2 listen streams"),
+        "{third}"
+    );
 }

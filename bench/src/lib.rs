@@ -226,6 +226,34 @@ fn tasks_caps() -> Value {
     json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 }
 
+/// A request of `method` (naming `name` in `Mcp-Name`) with `params` and the standard `_meta`;
+/// with `tasks`, the client declares the tasks extension.
+pub fn request(method: &str, name: Option<&str>, mut params: Value, tasks: bool) -> Request {
+    let caps = if tasks { tasks_caps() } else { json!({}) };
+    params["_meta"] = meta(caps, None);
+    Request::new(method, name, params)
+}
+
+/// Raises this process's open-file limit to its hard limit (servers it starts inherit it); the
+/// limit now.
+#[allow(unsafe_code)]
+pub fn raise_file_limit() -> u64 {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid `rlimit` for the duration of both calls.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return 0;
+        }
+        lim.rlim_cur = lim.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim);
+    }
+    lim.rlim_cur
+}
+
 /// `tools/call` of `add_task` with `{"a": 40, "b": 2}` by a client that declares the tasks
 /// extension: answered with a task handle.
 pub fn add_task_call() -> Request {

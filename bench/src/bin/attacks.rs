@@ -9,7 +9,7 @@
 //! `mcp-bench-attacks --serve PORT` is the server side.
 
 use mcp_bench::client::{Conn, Response, connect_from};
-use mcp_bench::{Request, VERSION};
+use mcp_bench::{Request, request};
 use mcp_runtime::{
     HttpOptions, NoArguments, Resource, ResourceTemplate, Server, TaskSupport, Tool,
 };
@@ -53,34 +53,6 @@ fn server() -> Result<Server, mcp_runtime::BuildError> {
                 .handler(|read| async move { format!("major {}", read.variables["major"]) }),
         )
         .build()
-}
-
-fn envelope(method: &str, params: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()
-}
-
-fn meta(tasks: bool) -> Value {
-    let caps = match tasks {
-        true => json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
-        false => json!({}),
-    };
-    json!({"io.modelcontextprotocol/protocolVersion": VERSION,
-        "io.modelcontextprotocol/clientCapabilities": caps})
-}
-
-fn request(method: &str, name: Option<&str>, mut params: Value, tasks: bool) -> Request {
-    params["_meta"] = meta(tasks);
-    let mut headers = vec![
-        ("MCP-Protocol-Version".to_owned(), VERSION.to_owned()),
-        ("Mcp-Method".to_owned(), method.to_owned()),
-    ];
-    if let Some(name) = name {
-        headers.push(("Mcp-Name".to_owned(), name.to_owned()));
-    }
-    Request {
-        body: envelope(method, params),
-        headers,
-    }
 }
 
 fn call(name: &str, tasks: bool) -> Request {
@@ -165,26 +137,6 @@ fn rss_kib(pid: u32) -> u64 {
                 .and_then(|v| v.split_whitespace().next()?.parse().ok())
         })
         .unwrap_or(0)
-}
-
-/// Raises this process's own open-file limit to its hard limit (the attacker needs more
-/// sockets than the server may have).
-#[allow(unsafe_code)]
-fn raise_fd_limit() -> u64 {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `lim` is a valid `rlimit` for the duration of both calls.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-            return 0;
-        }
-        lim.rlim_cur = lim.rlim_max;
-        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim);
-    }
-    lim.rlim_cur
 }
 
 fn start(port: u16) -> Result<Child, String> {
@@ -315,14 +267,36 @@ fn legacy_subscriptions(port: u16, pid: u32) -> Row {
     }
     let took = at.elapsed();
     let after = rss_kib(pid);
+    // Twenty sessions at the most one may keep: eight URIs of 8,000 bytes (64 KiB).
+    let third = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 4));
+    let mut kept = 0;
+    for _ in 0..20 {
+        let Some(session) = once(port, third, &initialize())
+            .ok()
+            .and_then(|r| r.session)
+        else {
+            continue;
+        };
+        for i in 0..8 {
+            let uri = format!("notes://{i}/{}", "x".repeat(8_000 - 10));
+            let body = json!({"jsonrpc": "2.0", "id": i, "method": "resources/subscribe", "params": {"uri": uri}});
+            if once(port, third, &legacy(body, Some(&session)))
+                .is_ok_and(|r| r.body.contains("\"result\""))
+            {
+                kept += 1;
+            }
+        }
+    }
+    let per_session = rss_kib(pid).saturating_sub(after) / 20;
     Row {
         case: "3 legacy `resources/subscribe`",
-        attack: "60 URIs of 3 MB each on one 2025-11-25 session".into(),
+        attack: "60 URIs of 3 MB each on one 2025-11-25 session; then 20 sessions at the limit"
+            .into(),
         result: format!(
-            "{refused}/60 refused with -32602 in {} in all; RSS {before} → {after} KiB",
+            "{refused}/60 refused with -32602 in {} in all; RSS {before} → {after} KiB; {kept} subscriptions of 8,000 bytes kept on 20 sessions: {per_session} KiB a session",
             ms(took)
         ),
-        ok: refused == 60 && after < before + 64 * 1024,
+        ok: refused == 60 && after < before + 64 * 1024 && kept == 160,
     }
 }
 
@@ -513,7 +487,7 @@ fn main() {
         }
         return;
     }
-    let limit = raise_fd_limit();
+    let limit = mcp_bench::raise_file_limit();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())

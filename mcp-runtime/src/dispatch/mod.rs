@@ -70,7 +70,7 @@ use crate::seal::Sealer;
 use crate::tasks::TaskStore;
 use encode::Rejection;
 use serde_json::{Map, Value};
-pub(crate) use slots::Slots;
+pub(crate) use slots::{Slot, Slots};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -172,27 +172,22 @@ impl Dispatcher {
             .and_then(|()| validate::validate(self, &registry, &request, ingress.checks));
         match validated {
             Ok(method) => {
-                // The share key is made only when it is needed: when the pool is busy enough for
-                // a caller to be at its share, or when the call goes on running.
+                // The share key is made only when it is needed: when the pool is busy.
                 let key = || ShareKey::of(ingress.caller.as_deref(), ingress.client);
-                let recorded = match self.requests.try_take(key) {
-                    Ok(recorded) => recorded,
+                let counted = match self.requests.try_take(key) {
+                    Ok(counted) => counted,
                     Err((full, key)) => {
                         let error = self.requests.busy(full, key.as_ref());
                         let response = Response::error(Some(&request.id), &error);
                         return Handled::Call(Call::ready(Some(request.id), response));
                     }
                 };
-                let (caller, client) = (ingress.caller.clone(), ingress.client);
                 let call = self.route(request, method, &registry, ingress, read_at);
                 // A call answered at once gives its slot back at once; a running one holds it.
                 Handled::Call(match call.is_running() {
-                    true => {
-                        let key = || ShareKey::of(caller.as_deref(), client);
-                        call.holding(self.requests.hold(recorded, key))
-                    }
+                    true => call.holding(self.requests.hold(counted)),
                     false => {
-                        self.requests.give_back(recorded.as_ref());
+                        self.requests.give_back(counted.as_ref());
                         call
                     }
                 })

@@ -4,8 +4,12 @@
 //!
 //! The total is an atomic counter: tokio's `Semaphore` takes a lock to give a permit back
 //! (BENCHMARKS.md, "Slots"). The shares are a map from [`ShareKey`] to the slots that key holds,
-//! consulted only once the pool holds as many slots as one share: below that, no caller can be
-//! at its share, so the uncontended path never takes the lock.
+//! kept only while the pool is busy: a slot taken while the pool holds fewer than a quarter of
+//! a share's worth of slots is not counted for its key (the quiet server's requests never
+//! take the lock), and a caller is refused once its counted slots reach three quarters of its
+//! share. Uncounted slots are fewer than a quarter of a share at any time (each was taken when
+//! fewer than that were held), so a caller never holds more than its share, and is always
+//! granted three quarters of it.
 
 use crate::context::ShareKey;
 use crate::error::McpError;
@@ -53,10 +57,9 @@ impl Slots {
         self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes a slot. When the pool is busy enough for a caller to be at its share, `key` is
-    /// made and its count checked and raised here, under the lock: `Ok(Some(key))`, the slot
-    /// already recorded for it. Otherwise `Ok(None)`: the caller [`hold`](Self::hold)s the slot
-    /// once it knows it is kept (recording it then), or gives it back.
+    /// Takes a slot. Once the pool is busy (a quarter of a share's worth of slots taken), `key`
+    /// is made and its count checked and raised here, under the lock: `Ok(Some(key))`, the
+    /// slot counted for it. Otherwise `Ok(None)`: the slot is not counted for anyone.
     pub(crate) fn try_take(
         &self,
         key: impl FnOnce() -> Option<ShareKey>,
@@ -66,74 +69,52 @@ impl Slots {
             self.taken.fetch_sub(1, Ordering::AcqRel);
             return Err((Full::Pool, None));
         }
-        if before < self.per_caller {
-            // Fewer slots are taken than one share: nobody can be at theirs.
+        let quiet = self.per_caller / 4;
+        if before < quiet {
             return Ok(None);
         }
         let Some(key) = key() else { return Ok(None) };
         let mut held = self.held();
-        match held.get_mut(&key) {
-            Some(count) if *count >= self.per_caller => {
-                drop(held);
-                self.taken.fetch_sub(1, Ordering::AcqRel);
-                Err((Full::Share, Some(key)))
+        let count = held.entry(key.clone()).or_insert(0);
+        if *count >= self.per_caller - quiet {
+            if *count == 0 {
+                held.remove(&key);
             }
-            Some(count) => {
-                *count += 1;
-                drop(held);
-                Ok(Some(key))
-            }
-            None => {
-                held.insert(key.clone(), 1);
-                drop(held);
-                Ok(Some(key))
-            }
+            drop(held);
+            self.taken.fetch_sub(1, Ordering::AcqRel);
+            return Err((Full::Share, Some(key)));
         }
+        *count += 1;
+        Ok(Some(key))
     }
 
-    /// Gives back a slot taken with [`try_take`](Self::try_take) and not kept (`recorded`: the
-    /// key it was recorded for).
-    pub(crate) fn give_back(&self, recorded: Option<&ShareKey>) {
-        if let Some(key) = recorded {
-            self.release(key);
+    /// Gives back a slot taken with [`try_take`](Self::try_take) and not kept (`counted`: the
+    /// key it was counted for).
+    pub(crate) fn give_back(&self, counted: Option<&ShareKey>) {
+        if let Some(key) = counted {
+            let mut held = self.held();
+            if let Some(count) = held.get_mut(key) {
+                *count -= 1;
+                if *count == 0 {
+                    held.remove(key);
+                }
+            }
         }
         self.taken.fetch_sub(1, Ordering::AcqRel);
     }
 
-    fn release(&self, key: &ShareKey) {
-        let mut held = self.held();
-        if let Some(count) = held.get_mut(key) {
-            *count -= 1;
-            if *count == 0 {
-                held.remove(key);
-            }
-        }
-    }
-
-    /// The guard of a slot taken with [`try_take`](Self::try_take): recorded for `key` now if
-    /// it was not yet, so that later checks count it.
-    pub(crate) fn hold(
-        self: &Arc<Self>,
-        recorded: Option<ShareKey>,
-        key: impl FnOnce() -> Option<ShareKey>,
-    ) -> Slot {
-        let key = match recorded {
-            Some(key) => Some(key),
-            None => key().inspect(|key| {
-                *self.held().entry(key.clone()).or_insert(0) += 1;
-            }),
-        };
+    /// The guard of a slot taken with [`try_take`](Self::try_take), given back when dropped.
+    pub(crate) fn hold(self: &Arc<Self>, counted: Option<ShareKey>) -> Slot {
         Slot {
             slots: self.clone(),
-            key,
+            key: counted,
         }
     }
 
     /// A slot taken and held until the returned guard is dropped, or the busy error.
     pub(crate) fn take(self: &Arc<Self>, key: Option<ShareKey>) -> Result<Slot, McpError> {
-        let made = key.clone();
-        match self.try_take(move || made) {
-            Ok(recorded) => Ok(self.hold(recorded, || key)),
+        match self.try_take(move || key) {
+            Ok(counted) => Ok(self.hold(counted)),
             Err((full, key)) => Err(self.busy(full, key.as_ref())),
         }
     }
@@ -193,6 +174,7 @@ mod tests {
 
     #[test]
     fn one_caller_gets_its_share_and_the_others_the_rest() {
+        // A share under 4: every slot is counted.
         let slots = Slots::new("listen streams", 10, 3);
         let mine: Vec<Slot> = (0..3).map(|_| slots.take(client(1)).unwrap()).collect();
         let refused = slots.take(client(1)).unwrap_err();
@@ -215,20 +197,25 @@ mod tests {
     }
 
     #[test]
-    fn slots_taken_while_the_pool_was_quiet_count_once_it_is_busy() {
-        let slots = Slots::new("requests", 100, 2);
-        // The pool is quiet: the key is not even made; the slot is recorded when held.
-        let first = slots
-            .try_take(|| unreachable!("no key while quiet"))
-            .unwrap();
-        assert_eq!(first, None);
-        let a = slots.hold(first, || client(1));
-        let b = slots.take(client(1)).unwrap();
-        // Now the pool holds two slots, one share: the key's count is checked.
+    fn a_caller_never_holds_more_than_its_share_and_gets_three_quarters_of_it() {
+        // A share of 8: the first 2 slots of a quiet pool are not counted for anyone.
+        let slots = Slots::new("requests", 100, 8);
+        let quiet: Vec<Slot> = (0..2)
+            .map(|_| {
+                let counted = slots
+                    .try_take(|| unreachable!("no key while quiet"))
+                    .unwrap();
+                assert_eq!(counted, None);
+                slots.hold(counted)
+            })
+            .collect();
+        // Now busy: the same caller gets 6 counted ones, then is refused: 8 in all.
+        let counted: Vec<Slot> = (0..6).map(|_| slots.take(client(1)).unwrap()).collect();
         assert_eq!(slots.try_take(|| client(1)), Err((Full::Share, client(1))));
-        assert_eq!(slots.try_take(|| client(2)), Ok(client(2)));
-        slots.give_back(client(2).as_ref());
-        drop((a, b));
+        // A caller with nothing uncounted still gets three quarters of its share.
+        let other: Vec<Slot> = (0..6).map(|_| slots.take(client(2)).unwrap()).collect();
+        assert_eq!(slots.try_take(|| client(2)), Err((Full::Share, client(2))));
+        drop((quiet, counted, other));
         assert_eq!(slots.taken(), 0);
         assert!(slots.held().is_empty());
     }

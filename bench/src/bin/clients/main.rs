@@ -19,25 +19,6 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use wire::*;
 
-/// Raises this process's open-file limit to its hard limit (the servers it starts inherit it).
-#[allow(unsafe_code)]
-fn raise_file_limit() -> u64 {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `lim` is a valid `rlimit` for the duration of both calls.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-            return 0;
-        }
-        lim.rlim_cur = lim.rlim_max;
-        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim);
-    }
-    lim.rlim_cur
-}
-
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
     args.iter()
@@ -51,7 +32,7 @@ fn verdict(met: bool) -> &'static str {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), String> {
-    let files = raise_file_limit();
+    let files = mcp_bench::raise_file_limit();
     let counts: Vec<usize> = arg("--streams")
         .unwrap_or_else(|| "100,1000,10000".into())
         .split(',')

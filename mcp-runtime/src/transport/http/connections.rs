@@ -10,7 +10,6 @@
 use super::hygiene::{Admitted, ConnState, Hygiene, Responding, Table, Tracked};
 use axum::Router;
 use axum::body::Body;
-use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
@@ -22,12 +21,11 @@ use tokio::sync::watch;
 
 /// Serves `app` on `listener` until `stop` resolves; then stops accepting, asks every open
 /// connection to finish what it is answering and close, and returns once all have.
-/// `with_peer`: each request carries the client's address (`ConnectInfo<SocketAddr>`).
+/// Each request's handler can read its client's address ([`peer_of`]).
 /// `rules`: the idle time and the connection cap (`hygiene.rs`).
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
-    with_peer: bool,
     rules: Hygiene,
     stop: impl Future<Output = ()>,
 ) {
@@ -36,7 +34,7 @@ pub(crate) async fn serve(
     // Each connection holds a receiver; the sender sees it closed when the last one ended.
     let (closed_tx, closed) = watch::channel(());
     let table = Table::new(rules);
-    tokio::spawn(table.clone().sweep());
+    table.start_sweeper();
     let mut stop = std::pin::pin!(stop);
     loop {
         let (socket, peer) = tokio::select! {
@@ -58,12 +56,12 @@ pub(crate) async fn serve(
         };
         let service = Connection {
             app: app.clone(),
-            peer: with_peer.then_some(peer),
+            peer,
             state: registered.state.clone(),
         };
         let mut stopping = stopping.clone();
         let closed = closed.clone();
-        tokio::spawn(async move {
+        let served = async move {
             let io = Tracked {
                 io: socket,
                 state: registered.state.clone(),
@@ -80,7 +78,8 @@ pub(crate) async fn serve(
             }
             drop(registered);
             drop(closed);
-        });
+        };
+        tokio::spawn(served);
     }
     drop(listener);
     drop(stopping_tx);
@@ -96,11 +95,29 @@ async fn refuse(mut socket: tokio::net::TcpStream) {
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.write_all(BUSY)).await;
 }
 
-/// One connection's service: the router, the client's address when requests carry it, and the
-/// connection's entry in the table (each request is in flight until its response is written).
+tokio::task_local! {
+    /// The client's address, while a request of its connection is polled (set by
+    /// [`Responding`]). Inserting it into every request's extensions cost an allocation and a
+    /// map per request, a scope around the whole connection a thread-local swap on each of its
+    /// polls (BENCHMARKS.md, "Connection hygiene").
+    pub(super) static PEER: SocketAddr;
+}
+
+/// The address of the client of a request: the connection's (when this accept loop serves it),
+/// else the `ConnectInfo` a router served by other means was given.
+pub(super) fn peer_of(extensions: &http::Extensions) -> Option<SocketAddr> {
+    PEER.try_with(|peer| *peer).ok().or_else(|| {
+        extensions
+            .get::<axum::extract::ConnectInfo<SocketAddr>>()
+            .map(|info| info.0)
+    })
+}
+
+/// One connection's service: the router, the client's address, and the connection's entry in
+/// the table (each request is in flight until its response is ready).
 struct Connection {
     app: Router,
-    peer: Option<SocketAddr>,
+    peer: SocketAddr,
     state: Arc<ConnState>,
 }
 
@@ -111,14 +128,12 @@ impl hyper::service::Service<http::Request<Incoming>> for Connection {
 
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
         let in_flight = self.state.request_started();
-        let mut request = request.map(Body::new);
-        if let Some(peer) = self.peer {
-            request.extensions_mut().insert(ConnectInfo(peer));
-        }
+        let request = request.map(Body::new);
         // A router is always ready; its clone is a reference count.
         Responding {
             future: tower_service::Service::call(&mut self.app.clone(), request),
             in_flight: Some(in_flight),
+            peer: self.peer,
         }
     }
 }

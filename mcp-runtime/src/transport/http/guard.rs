@@ -6,44 +6,47 @@ use super::options::HttpOptions;
 use crate::net::{host_part, is_loopback};
 use http::{HeaderMap, HeaderValue, header};
 
-/// Why the `Host` header makes the request a bad one (400), if it does: RFC 9112 §3.2, a server
-/// MUST answer 400 to a request with more than one `Host` header or an invalid one. An empty one
-/// names no authority, which an `http` URI must have (RFC 9110 §4.2.1). Whether the name is
-/// allowed is [`host_allowed`]'s to say.
-pub(super) fn host_header_error(headers: &HeaderMap) -> Option<&'static str> {
+/// The request's `Host`, judged in one pass over its headers: `Err` with why the request is a
+/// bad one (400) — RFC 9112 §3.2: a server MUST answer 400 to a request with more than one
+/// `Host` header or an invalid one, and an empty one names no authority, which an `http` URI
+/// must have (RFC 9110 §4.2.1) — else whether its name is loopback or allowed. A request
+/// without one has nothing to rebind (HTTP/1.1 requires it; hyper answers its absence).
+pub(super) fn judge_host(options: &HttpOptions, headers: &HeaderMap) -> Result<bool, &'static str> {
     let mut hosts = headers.get_all(header::HOST).iter();
-    let first = hosts.next()?;
+    let Some(host) = hosts.next() else {
+        return Ok(true);
+    };
     if hosts.next().is_some() {
-        return Some("Bad Request: more than one Host header (RFC 9112 §3.2)");
+        return Err("Bad Request: more than one Host header (RFC 9112 §3.2)");
     }
-    if blank(first) {
-        return Some("Bad Request: the Host header is empty (RFC 9112 §3.2)");
+    if blank(host) {
+        return Err("Bad Request: the Host header is empty (RFC 9112 §3.2)");
     }
-    None
+    let Ok(host) = host.to_str() else {
+        return Ok(false);
+    };
+    let name = host_part(host);
+    Ok(is_loopback(name)
+        || options
+            .hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(name) || h.eq_ignore_ascii_case(host.trim())))
+}
+
+/// Why the `Host` header makes the request a bad one (400), if it does ([`judge_host`]).
+#[cfg(test)]
+fn host_header_error(headers: &HeaderMap) -> Option<&'static str> {
+    judge_host(&HttpOptions::default(), headers).err()
 }
 
 fn blank(value: &HeaderValue) -> bool {
     value.as_bytes().iter().all(|b| matches!(b, b' ' | b'\t'))
 }
 
+/// Whether the `Host` is loopback or allowed (a second or an empty one never is).
+#[cfg(any(test, feature = "lab"))]
 pub(super) fn host_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {
-    let Some(host) = headers.get(header::HOST) else {
-        // HTTP/1.1 requires Host; without one there is nothing to rebind.
-        return true;
-    };
-    // A second or an empty `Host` is never allowed (where it is not answered 400 first).
-    if host_header_error(headers).is_some() {
-        return false;
-    }
-    let Ok(host) = host.to_str() else {
-        return false;
-    };
-    let name = host_part(host);
-    is_loopback(name)
-        || options
-            .hosts
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case(name) || h.eq_ignore_ascii_case(host.trim()))
+    judge_host(options, headers) == Ok(true)
 }
 
 pub(super) fn origin_allowed(options: &HttpOptions, headers: &HeaderMap) -> bool {

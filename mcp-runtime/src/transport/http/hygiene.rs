@@ -3,18 +3,21 @@
 //! file-descriptor limit) that makes room by closing the longest-idle ones rather than leaving
 //! new clients unanswered.
 //!
-//! A connection is *idle* while no request is in flight on it: after it is accepted, and after
-//! each response's last byte. An idle connection that does not bring a whole request head within
-//! the idle time is closed: that is the head timeout too, so a client that connects and sends
-//! nothing, or a byte at a time, cannot hold it. A response being streamed is not idle, but
-//! one that makes no write progress for longer than the stall time (its client stopped
-//! reading) is closed.
+//! A connection is *idle* while no request is in flight on it: after it is accepted, and once
+//! each response of a known length is handed to it. An idle connection that does not bring a
+//! whole request head within the idle time is closed: that is the head timeout too, so a client
+//! that connects and sends nothing, or a byte at a time, cannot hold it. A request is in flight
+//! from its head to its response; a streamed response (a body of unknown length: SSE) keeps the
+//! connection *streaming* until the next request, and a streaming connection that makes no
+//! write progress for longer than the stall time (its client stopped reading, or the stream
+//! ended and the client went quiet) is closed. Only idle connections make room at the cap.
 //!
 //! Why not hyper's `header_read_timeout`: it arms a tokio timer for every request head
-//! (BENCHMARKS.md, "Connection hygiene"). Here a request costs a few atomic stores; the
-//! sweeper's walk over the table runs a few times per idle time.
+//! (BENCHMARKS.md, "Connection hygiene"). Here a request costs a few atomic operations; the
+//! sweeper is a thread of its own (a timer in the runtime's wheel would be looked at on every
+//! park of a worker), waking a few times per idle time.
 
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::{Body, HttpBody};
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
@@ -84,6 +87,8 @@ pub(crate) struct ConnState {
     open: AtomicU32,
     /// Whether the response in flight wrote anything yet.
     wrote: AtomicBool,
+    /// Whether the last response is a stream (its length unknown) that may still be written.
+    streaming: AtomicBool,
     /// When the connection last became idle or made write progress.
     last: AtomicU64,
     /// Set by the sweeper: the connection's I/O fails from now on, so hyper closes it.
@@ -93,6 +98,11 @@ pub(crate) struct ConnState {
 }
 
 impl ConnState {
+    /// No request in flight and no stream being written: waiting for a request head.
+    fn idle(&self) -> bool {
+        self.open.load(Ordering::Acquire) == 0 && !self.streaming.load(Ordering::Relaxed)
+    }
+
     fn close(&self) {
         self.closing.store(true, Ordering::Release);
         self.waker.wake();
@@ -106,11 +116,12 @@ impl ConnState {
     pub(crate) fn request_started(self: &Arc<Self>) -> InFlight {
         self.open.fetch_add(1, Ordering::AcqRel);
         self.wrote.store(false, Ordering::Relaxed);
+        self.streaming.store(false, Ordering::Relaxed);
         InFlight(self.clone())
     }
 }
 
-/// A request in flight on a connection, until its response's last byte is handed to it.
+/// A request in flight on a connection, until its response is handed to it.
 #[derive(Debug)]
 pub(crate) struct InFlight(Arc<ConnState>);
 
@@ -166,9 +177,7 @@ impl Table {
             let mut idle: Vec<(u64, u64)> = open
                 .by_id
                 .iter()
-                .filter(|(_, c)| {
-                    c.open.load(Ordering::Acquire) == 0 && !c.closing.load(Ordering::Acquire)
-                })
+                .filter(|(_, c)| c.idle() && !c.closing.load(Ordering::Acquire))
                 .map(|(id, c)| (c.last.load(Ordering::Relaxed), *id))
                 .collect();
             if idle.is_empty() {
@@ -197,6 +206,7 @@ impl Table {
             clock: self.clock.clone(),
             open: AtomicU32::new(0),
             wrote: AtomicBool::new(false),
+            streaming: AtomicBool::new(false),
             last: AtomicU64::new(now),
             closing: AtomicBool::new(false),
             waker: atomic_waker::AtomicWaker::new(),
@@ -209,29 +219,42 @@ impl Table {
         })
     }
 
-    /// Advances the clock and closes the connections idle or stalled too long, every `tick`,
-    /// until the table is dropped by everyone else.
-    pub(crate) async fn sweep(self: Arc<Self>) {
-        let Some(idle) = self.rules.idle else {
-            return;
-        };
-        let tick = (idle.min(self.rules.stall) / 4)
-            .clamp(Duration::from_millis(10), Duration::from_secs(1));
-        let idle_ms = u64::try_from(idle.as_millis()).unwrap_or(u64::MAX);
-        let stall_ms = u64::try_from(self.rules.stall.as_millis()).unwrap_or(u64::MAX);
-        let started = tokio::time::Instant::now();
-        let mut every = tokio::time::interval(tick);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    /// Starts the sweeper: a thread that advances the clock and closes the connections idle or
+    /// stalled too long, a few times per idle time, until the table is dropped by everyone
+    /// else. Without an idle time, it only keeps the clock (which orders connections for the
+    /// cap).
+    pub(crate) fn start_sweeper(self: &Arc<Self>) {
+        let table = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mcp-connection-sweeper".into())
+            .spawn(move || table.sweep());
+        if let Err(e) = spawned {
+            tracing::error!(error = %e, "no thread for the connection sweeper: idle connections stay open");
+        }
+    }
+
+    fn sweep(self: Arc<Self>) {
+        let idle = self.rules.idle;
+        let shortest = idle.map_or(Duration::from_secs(4), |i| i.min(self.rules.stall));
+        let tick = (shortest / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
+        let as_ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let idle_ms = idle.map(as_ms);
+        let stall_ms = as_ms(self.rules.stall);
+        let started = std::time::Instant::now();
         while Arc::strong_count(&self) > 1 {
-            every.tick().await;
-            let now = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            std::thread::sleep(tick);
+            let now = as_ms(started.elapsed());
             self.clock.0.store(now, Ordering::Relaxed);
+            let Some(idle_ms) = idle_ms else { continue };
             let mut open = self.open();
             open.by_id.retain(|_, c| {
                 let since = now.saturating_sub(c.last.load(Ordering::Relaxed));
-                let expired = match c.open.load(Ordering::Acquire) {
-                    0 => since > idle_ms,
-                    _ => c.wrote.load(Ordering::Relaxed) && since > stall_ms,
+                let expired = if c.idle() {
+                    since > idle_ms
+                } else {
+                    let wrote =
+                        c.wrote.load(Ordering::Relaxed) || c.streaming.load(Ordering::Relaxed);
+                    wrote && since > stall_ms
                 };
                 if expired {
                     c.close();
@@ -359,11 +382,13 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Tracked<T> {
 }
 
 pin_project_lite::pin_project! {
-    /// A response future that keeps its request in flight until the response's body is done.
+    /// A response future that keeps its request in flight until the response is ready.
     pub(crate) struct Responding<F> {
         #[pin]
         pub(crate) future: F,
         pub(crate) in_flight: Option<InFlight>,
+        // The client's address, which the request's handler reads while it is polled.
+        pub(crate) peer: std::net::SocketAddr,
     }
 }
 
@@ -375,44 +400,16 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        match this.future.poll(cx) {
-            Poll::Ready(Ok(response)) => {
-                let in_flight = this.in_flight.take();
-                Poll::Ready(Ok(response.map(|body| {
-                    Body::new(Guarded {
-                        body,
-                        _in_flight: in_flight,
-                    })
-                })))
-            }
-            other => other,
+        let future = this.future;
+        let polled = super::connections::PEER.sync_scope(*this.peer, || future.poll(cx));
+        if let Poll::Ready(Ok(response)) = &polled
+            && let Some(in_flight) = this.in_flight.take()
+            && response.body().size_hint().exact().is_none()
+        {
+            // A stream: written for as long as it lasts, with write progress to show for it.
+            in_flight.0.streaming.store(true, Ordering::Relaxed);
         }
-    }
-}
-
-/// A response body holding its request in flight until it is done or dropped.
-struct Guarded {
-    body: Body,
-    _in_flight: Option<InFlight>,
-}
-
-impl HttpBody for Guarded {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.body.size_hint()
+        polled
     }
 }
 

@@ -11,7 +11,6 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 const PAGE: &str = include_str!("lab/index.html");
@@ -103,10 +102,7 @@ fn admitted(options: &HttpOptions, request: &Request) -> Result<(), &'static str
     if lab.any_client {
         return Ok(());
     }
-    let peer = request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
+    let peer = super::connections::peer_of(request.extensions());
     match peer {
         None => Err(
             "Forbidden: the lab page is served to loopback clients only, and this server does not \

@@ -12,6 +12,7 @@ use super::negotiate::AcceptSet;
 use super::sse::KeepAlive;
 use super::{Endpoint, json_response, plain_status};
 use crate::context::Caller;
+use crate::dispatch::Slot;
 use crate::legacy::{Incoming, Legacy, LiveSession, Next, Reply, Request, StreamLog, Unusable};
 use axum::body::Body;
 use axum::response::Response;
@@ -129,7 +130,10 @@ pub(super) async fn post(
                 Reply::Now(body) => stream(single(body), endpoint.options.keepalive),
                 Reply::Later(log) if accept.sse => {
                     let first = priming.then(|| priming_event(&log, 0));
-                    stream(follow(log, live, 0, first), endpoint.options.keepalive)
+                    stream(
+                        follow(log, live, 0, first, None),
+                        endpoint.options.keepalive,
+                    )
                 }
                 Reply::Later(log) => last_message(log, &live).await,
             }
@@ -144,6 +148,7 @@ pub(super) async fn get(
     legacy: &Arc<Legacy>,
     headers: &HeaderMap,
     caller: Option<Arc<Caller>>,
+    client: Option<std::net::IpAddr>,
     accept: &AcceptSet,
 ) -> Response {
     let Some(sid) = session_id(headers) else {
@@ -160,6 +165,15 @@ pub(super) async fn get(
             "Not Acceptable: the session's stream is text/event-stream",
         );
     }
+    // A session's stream is a listen stream of the older revision: it holds a slot of the same
+    // pool, within the caller's share, for as long as it is open.
+    let key = crate::context::ShareKey::of(caller.as_deref(), client);
+    let slot = match legacy.dispatcher.listens.take(key) {
+        Ok(slot) => slot,
+        Err(busy) => {
+            return error_response(StatusCode::SERVICE_UNAVAILABLE, busy.code(), busy.message());
+        }
+    };
     let keepalive = endpoint.options.keepalive;
     let resume = headers
         .get("last-event-id")
@@ -169,9 +183,12 @@ pub(super) async fn get(
     if let Some((stream_id, after)) = resume
         && let Some(log) = live.stream(stream_id)
     {
-        return stream(follow(log, live, after, None), keepalive);
+        return stream(follow(log, live, after, None, Some(slot)), keepalive);
     }
-    stream(changes(legacy.clone(), session.id.clone(), live), keepalive)
+    stream(
+        changes(legacy.clone(), session.id.clone(), live, slot),
+        keepalive,
+    )
 }
 
 /// A legacy DELETE: ends the session.
@@ -254,9 +271,16 @@ fn single(body: Bytes) -> Frames {
 
 /// A request's stream, from event `after` on: its events as they come, until its last one (then
 /// the stream is forgotten: nothing is left to resume) or until the server cuts it.
-fn follow(log: Arc<StreamLog>, live: Arc<LiveSession>, after: u64, first: Option<Bytes>) -> Frames {
+fn follow(
+    log: Arc<StreamLog>,
+    live: Arc<LiveSession>,
+    after: u64,
+    first: Option<Bytes>,
+    slot: Option<Slot>,
+) -> Frames {
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
+        let _slot = slot;
         if let Some(first) = first
             && tx.send(first).await.is_err()
         {
@@ -289,11 +313,12 @@ fn follow(log: Arc<StreamLog>, live: Arc<LiveSession>, after: u64, first: Option
 
 /// The session's stream of change notifications: list changes, and updates of the resources it
 /// subscribed to, until the session or the server ends.
-fn changes(legacy: Arc<Legacy>, session_id: String, live: Arc<LiveSession>) -> Frames {
+fn changes(legacy: Arc<Legacy>, session_id: String, live: Arc<LiveSession>, slot: Slot) -> Frames {
     let (tx, rx) = mpsc::channel(16);
     let mut bus = legacy.dispatcher.changes.subscribe();
     let shutdown = legacy.dispatcher.shutdown.clone();
     tokio::spawn(async move {
+        let _slot = slot;
         loop {
             let change = tokio::select! {
                 change = bus.recv() => change,

@@ -144,14 +144,15 @@ pub(crate) fn router(
 /// The protected resource metadata document.
 async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let options = &endpoint.options;
-    if let Some(why) = guard::host_header_error(request.headers()) {
-        return plain_status(StatusCode::BAD_REQUEST, why);
-    }
-    if !guard::host_allowed(options, request.headers()) {
-        return plain_status(
-            StatusCode::FORBIDDEN,
-            "Forbidden: this Host is not allowed (DNS rebinding protection)",
-        );
+    match guard::judge_host(options, request.headers()) {
+        Err(why) => return plain_status(StatusCode::BAD_REQUEST, why),
+        Ok(true) => {}
+        Ok(false) => {
+            return plain_status(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this Host is not allowed (DNS rebinding protection)",
+            );
+        }
     }
     match &options.auth {
         Some(rs) => auth::metadata_response(rs),
@@ -177,14 +178,11 @@ pub(crate) async fn serve<S>(
         signal.await;
         shutdown.cancel();
     };
-    // Every request carries its client's address: the per-caller shares of anonymous callers,
-    // the rate limit and the lab page read it.
-    let with_peer = true;
     let rules = options.hygiene();
     // Made once and shared by every connection (a clone is a reference count).
     let app = router(dispatcher, legacy, options);
     tokio::select! {
-        () = connections::serve(listener, app, with_peer, rules, stop) => {}
+        () = connections::serve(listener, app, rules, stop) => {}
         () = async {
             stopping.cancelled().await;
             tokio::time::sleep(grace).await;
@@ -306,19 +304,16 @@ fn transport_error(status: StatusCode, message: &str) -> Response {
 
 /// The address of the client that sent a request (anonymous callers' shares are counted by it).
 fn client_address(options: &HttpOptions, parts: &http::request::Parts) -> Option<std::net::IpAddr> {
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<SocketAddr>>();
+    let peer = connections::peer_of(&parts.extensions);
     rate::client_address(options.trust_forwarded, &parts.headers, peer)
 }
 
 /// The DNS-rebinding guard every request passes first: the refusal, if any.
 fn guarded(options: &HttpOptions, headers: &http::HeaderMap) -> Option<Response> {
-    if let Some(why) = guard::host_header_error(headers) {
-        return Some(plain_status(StatusCode::BAD_REQUEST, why));
-    }
-    if guard::host_allowed(options, headers) && guard::origin_allowed(options, headers) {
-        return None;
+    match guard::judge_host(options, headers) {
+        Err(why) => return Some(plain_status(StatusCode::BAD_REQUEST, why)),
+        Ok(true) if guard::origin_allowed(options, headers) => return None,
+        Ok(_) => {}
     }
     Some(plain_status(
         StatusCode::FORBIDDEN,
@@ -356,9 +351,7 @@ async fn admit(
         },
     };
     if let Some(limiter) = &endpoint.limiter {
-        let peer = parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<SocketAddr>>();
+        let peer = connections::peer_of(&parts.extensions);
         if let Err(wait) = limiter.check(caller.as_deref(), &parts.headers, peer) {
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             let mut resp = transport_error(
@@ -398,7 +391,8 @@ async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) ->
     match session_request(&endpoint, request).await {
         Ok((legacy, parts, caller)) => {
             let accept = negotiate::accepts(&parts.headers);
-            legacy::get(&endpoint, &legacy, &parts.headers, caller, &accept).await
+            let client = client_address(&endpoint.options, &parts);
+            legacy::get(&endpoint, &legacy, &parts.headers, caller, client, &accept).await
         }
         Err(refused) => refused,
     }

@@ -4,7 +4,6 @@
 //! anonymous requests. A request over the limit gets 429 with `Retry-After`.
 
 use crate::context::Caller;
-use axum::extract::ConnectInfo;
 use governor::clock::{Clock, DefaultClock};
 use governor::state::keyed::HashMapStateStore;
 use governor::{Quota, RateLimiter};
@@ -65,7 +64,7 @@ impl Limiter {
         &self,
         caller: Option<&Caller>,
         headers: &HeaderMap,
-        peer: Option<&ConnectInfo<SocketAddr>>,
+        peer: Option<SocketAddr>,
     ) -> Result<(), Duration> {
         if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
             // Buckets that have refilled are the same as no bucket.
@@ -83,11 +82,7 @@ impl Limiter {
             .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 
-    fn client_address(
-        &self,
-        headers: &HeaderMap,
-        peer: Option<&ConnectInfo<SocketAddr>>,
-    ) -> Option<IpAddr> {
+    fn client_address(&self, headers: &HeaderMap, peer: Option<SocketAddr>) -> Option<IpAddr> {
         client_address(self.trust_forwarded, headers, peer)
     }
 }
@@ -97,7 +92,7 @@ impl Limiter {
 pub(super) fn client_address(
     trust_forwarded: bool,
     headers: &HeaderMap,
-    peer: Option<&ConnectInfo<SocketAddr>>,
+    peer: Option<SocketAddr>,
 ) -> Option<IpAddr> {
     if trust_forwarded
         && let Some(ip) = headers
@@ -110,7 +105,7 @@ pub(super) fn client_address(
     {
         return Some(ip);
     }
-    peer.map(|ConnectInfo(addr)| addr.ip())
+    peer.map(|addr| addr.ip())
 }
 
 #[cfg(test)]
@@ -128,27 +123,27 @@ mod tests {
         let wait = limiter.check(Some(&alice), &none, None).unwrap_err();
         assert!(wait > Duration::from_secs(20) && wait <= Duration::from_secs(30));
         assert!(limiter.check(Some(&bob), &none, None).is_ok());
-        let peer = ConnectInfo(SocketAddr::from(([10, 0, 0, 1], 5000)));
-        let other = ConnectInfo(SocketAddr::from(([10, 0, 0, 2], 5000)));
-        assert!(limiter.check(None, &none, Some(&peer)).is_ok());
-        assert!(limiter.check(None, &none, Some(&peer)).is_ok());
-        assert!(limiter.check(None, &none, Some(&peer)).is_err());
-        assert!(limiter.check(None, &none, Some(&other)).is_ok());
+        let peer = SocketAddr::from(([10, 0, 0, 1], 5000));
+        let other = SocketAddr::from(([10, 0, 0, 2], 5000));
+        assert!(limiter.check(None, &none, Some(peer)).is_ok());
+        assert!(limiter.check(None, &none, Some(peer)).is_ok());
+        assert!(limiter.check(None, &none, Some(peer)).is_err());
+        assert!(limiter.check(None, &none, Some(other)).is_ok());
     }
 
     #[test]
     fn forwarded_addresses_count_only_when_trusted() {
         let mut headers = HeaderMap::new();
         headers.insert("x-forwarded-for", "203.0.113.9, 10.1.1.1".parse().unwrap());
-        let peer = ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 1)));
+        let peer = SocketAddr::from(([127, 0, 0, 1], 1));
         let trusting = Limiter::new(1, Duration::from_secs(60), true);
         assert_eq!(
-            trusting.client_address(&headers, Some(&peer)),
+            trusting.client_address(&headers, Some(peer)),
             Some("10.1.1.1".parse().unwrap())
         );
         let wary = Limiter::new(1, Duration::from_secs(60), false);
         assert_eq!(
-            wary.client_address(&headers, Some(&peer)),
+            wary.client_address(&headers, Some(peer)),
             Some("127.0.0.1".parse().unwrap())
         );
     }
