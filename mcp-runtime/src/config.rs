@@ -148,9 +148,12 @@ impl Default for Config {
 ///
 /// Each pool of the server (requests, listen streams, running tasks) also has a **per-caller
 /// share**: a caller (a token's issuer and subject, or, when anonymous, the client's address)
-/// holds at most that many at once, so that one client cannot take a pool from the others. A
-/// request with neither (stdio, [`Server::handle_message`](crate::Server::handle_message)) is
-/// one client and only counts against the pool. Behind a reverse proxy, every anonymous client
+/// holds at most that many at once, so that one client cannot take a pool from the others
+/// (shares are counted only once a pool is busy, so a caller is sure of three quarters of its
+/// share, and never holds more than all of it). A
+/// request with neither (stdio, [`Server::handle_message`](crate::Server::handle_message), a
+/// router from [`Server::into_router`](crate::Server::into_router) served without
+/// `ConnectInfo`) is one client and only counts against the pool. Behind a reverse proxy, every anonymous client
 /// has the proxy's address unless [`HttpOptions::trust_forwarded_for`](crate::HttpOptions::trust_forwarded_for)
 /// is on: raise the shares, or authenticate callers.
 ///
@@ -160,16 +163,16 @@ impl Default for Config {
 /// | bytes of an id, a name, a URI, a cursor, a completion value | 8 KiB | longer than any real URI; bounds the matching work of a read | `-32602` |
 /// | requests served at once | 1024 | a few MiB of handler state | `-32603` "server busy" (HTTP 503, `Retry-After: 1`) |
 /// | … of them for one caller | 64 | a host runs a handful of calls at once; 16 callers fill the pool | `-32603` "server busy for this caller" (HTTP 503) |
-/// | `subscriptions/listen` streams open at once | 4096 | ≈ 17 KiB each: 70 MiB, a few thousand connected hosts | `-32603` busy |
+/// | `subscriptions/listen` streams open at once (2025-11-25 session streams, `GET`, too) | 4096 | ≈ 17 KiB each: 70 MiB, a few thousand connected hosts | `-32603` busy |
 /// | … of them for one caller | 16 | a host needs one or two | `-32603` busy for this caller |
 /// | resources one listen stream subscribes to (or tasks it watches) | 256 | more than a host shows at once | `-32602` |
 /// | bytes of those URIs together | 64 KiB | so 4096 streams keep at most 256 MiB of URIs | `-32602` |
 /// | tasks running at once | 256 | each holds a tokio task and its handler's state for minutes | `-32603` busy |
-/// | … of them for one caller | 16 | | `-32603` busy for this caller |
+/// | … of them for one caller | 16 | a caller's long jobs; 16 callers fill the pool | `-32603` busy for this caller |
 /// | tasks one caller keeps in the default task store (running or finished, until their TTL) | 500 | 20 callers fill its 10,000 | its oldest finished task is forgotten; with none finished, `-32603` |
-/// | time a handler may take (not listen streams) | 5 minutes | | `-32603` "timed out" |
-/// | bytes of a `requestState` | 64 KiB | | `-32602` |
-/// | rounds of client input of one request | 16 | | `-32602` |
+/// | time a handler may take (not listen streams) | 5 minutes | a held request slot comes back; long work belongs in a task | `-32603` "timed out" |
+/// | bytes of a `requestState` | 64 KiB | what a client sends back each round, opened before anything runs | `-32602` |
+/// | rounds of client input of one request | 16 | no handler asks more; a loop ends | `-32602` |
 ///
 /// ```
 /// use mcp_runtime::{Limits, Server};
@@ -248,7 +251,8 @@ impl Limits {
         self.requests_per_caller = n.max(1);
         self
     }
-    /// Most `subscriptions/listen` streams open at once (default 4096).
+    /// Most `subscriptions/listen` streams open at once, 2025-11-25 session streams (`GET`)
+    /// included (default 4096, ≈ 17 KiB each).
     pub fn listen_streams(mut self, n: usize) -> Self {
         self.listen_streams = n;
         self

@@ -30,6 +30,10 @@ fn server() -> Result<Server, mcp_runtime::BuildError> {
         .resource_subscriptions(true)
         .state_keys(mcp_bench::key_ring())
         .tool(Tool::new("ping").handler(|_: NoArguments, _cx| async { "pong" }))
+        .tool(
+            Tool::new("heap")
+                .handler(|_: NoArguments, _cx| async { mcp_bench::heap_in_use().to_string() }),
+        )
         .tool(Tool::new("wait").handler(|_: NoArguments, _cx| async {
             tokio::time::sleep(Duration::from_secs(30)).await;
             "waited"
@@ -128,6 +132,21 @@ fn first_bytes(s: &mut TcpStream) -> String {
     String::from_utf8_lossy(&buf[..n]).into_owned()
 }
 
+/// The server's heap in use, in KiB (glibc's count of what is handed out and not freed: what
+/// the server keeps, where its RSS also keeps what it freed).
+fn heap_kib(port: u16) -> u64 {
+    once(port, OTHER, &call("heap", false))
+        .ok()
+        .and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
+        .and_then(|v| {
+            v["result"]["content"][0]["text"]
+                .as_str()?
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |bytes| bytes / 1024)
+}
+
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -218,6 +237,7 @@ fn listen_subscriptions(port: u16, pid: u32) -> Row {
     }
     let took = at.elapsed() / 10;
     let after_refused = rss_kib(pid);
+    let heap_before = heap_kib(port);
     // Ten streams at the most one may keep: 256 URIs, 64 KiB of them.
     let allowed: Vec<String> = (0..256).map(|i| format!("notes://{i:0>245}")).collect();
     let req = listen(json!({"resourceSubscriptions": allowed}));
@@ -229,15 +249,14 @@ fn listen_subscriptions(port: u16, pid: u32) -> Row {
             held.push(s);
         }
     }
-    let after_held = rss_kib(pid);
-    let per_stream = after_held.saturating_sub(after_refused) / 10;
+    let per_stream = heap_kib(port).saturating_sub(heap_before) / 10;
     drop(held);
     Row {
         case: "2 listen `resourceSubscriptions`",
         attack: "10 streams of 800,000 one-byte URIs (a 4 MB body each); then 10 at the limit"
             .into(),
         result: format!(
-            "{refused}/10 refused with -32602 in {} each, RSS {} → {} KiB; {} streams of 256 URIs (64 KiB) held: {} KiB each",
+            "{refused}/10 refused with -32602 in {} each, RSS {} → {} KiB; {} streams of 256 URIs (64 KiB) held: {} KiB of heap each",
             ms(took),
             before,
             after_refused,
@@ -267,6 +286,7 @@ fn legacy_subscriptions(port: u16, pid: u32) -> Row {
     }
     let took = at.elapsed();
     let after = rss_kib(pid);
+    let heap_before = heap_kib(port);
     // Twenty sessions at the most one may keep: eight URIs of 8,000 bytes (64 KiB).
     let third = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 4));
     let mut kept = 0;
@@ -287,13 +307,13 @@ fn legacy_subscriptions(port: u16, pid: u32) -> Row {
             }
         }
     }
-    let per_session = rss_kib(pid).saturating_sub(after) / 20;
+    let per_session = heap_kib(port).saturating_sub(heap_before) / 20;
     Row {
         case: "3 legacy `resources/subscribe`",
         attack: "60 URIs of 3 MB each on one 2025-11-25 session; then 20 sessions at the limit"
             .into(),
         result: format!(
-            "{refused}/60 refused with -32602 in {} in all; RSS {before} → {after} KiB; {kept} subscriptions of 8,000 bytes kept on 20 sessions: {per_session} KiB a session",
+            "{refused}/60 refused with -32602 in {} in all; RSS {before} → {after} KiB; {kept} subscriptions of 8,000 bytes kept on 20 sessions: {per_session} KiB of heap a session",
             ms(took)
         ),
         ok: refused == 60 && after < before + 64 * 1024 && kept == 160,

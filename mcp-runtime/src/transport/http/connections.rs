@@ -95,18 +95,34 @@ async fn refuse(mut socket: tokio::net::TcpStream) {
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.write_all(BUSY)).await;
 }
 
-tokio::task_local! {
-    /// The client's address, while a request of its connection is polled (set by
-    /// [`Responding`]). Inserting it into every request's extensions cost an allocation and a
-    /// map per request, a scope around the whole connection a thread-local swap on each of its
-    /// polls (BENCHMARKS.md, "Connection hygiene").
-    pub(super) static PEER: SocketAddr;
+std::thread_local! {
+    /// The client's address, while a request of its connection is polled on this thread (set
+    /// by [`Responding`], reset when its poll returns). Inserting it into every request's
+    /// extensions cost an allocation and a map per request, tokio's `task_local` scope ≈ 150
+    /// instructions (BENCHMARKS.md, "Connection hygiene").
+    static PEER: std::cell::Cell<Option<SocketAddr>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `poll` with `peer` as the address [`peer_of`] reads, and resets it after (also when
+/// `poll` panics).
+#[inline]
+pub(super) fn with_peer<T>(peer: SocketAddr, poll: impl FnOnce() -> T) -> T {
+    struct Reset<'a>(&'a std::cell::Cell<Option<SocketAddr>>, Option<SocketAddr>);
+    impl Drop for Reset<'_> {
+        fn drop(&mut self) {
+            self.0.set(self.1);
+        }
+    }
+    PEER.with(|cell| {
+        let _reset = Reset(cell, cell.replace(Some(peer)));
+        poll()
+    })
 }
 
 /// The address of the client of a request: the connection's (when this accept loop serves it),
 /// else the `ConnectInfo` a router served by other means was given.
 pub(super) fn peer_of(extensions: &http::Extensions) -> Option<SocketAddr> {
-    PEER.try_with(|peer| *peer).ok().or_else(|| {
+    PEER.with(std::cell::Cell::get).or_else(|| {
         extensions
             .get::<axum::extract::ConnectInfo<SocketAddr>>()
             .map(|info| info.0)

@@ -323,6 +323,7 @@ impl<T> Tracked<T> {
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for Tracked<T> {
+    #[inline]
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -338,6 +339,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Tracked<T> {
 }
 
 impl<T: AsyncWrite + Unpin> AsyncWrite for Tracked<T> {
+    #[inline]
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -353,6 +355,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Tracked<T> {
         polled
     }
 
+    #[inline]
     fn poll_write_vectored(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -398,10 +401,11 @@ where
 {
     type Output = Result<http::Response<Body>, E>;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let future = this.future;
-        let polled = super::connections::PEER.sync_scope(*this.peer, || future.poll(cx));
+        let polled = super::connections::with_peer(*this.peer, || future.poll(cx));
         if let Poll::Ready(Ok(response)) = &polled
             && let Some(in_flight) = this.in_flight.take()
             && response.body().size_hint().exact().is_none()
