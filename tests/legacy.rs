@@ -835,6 +835,10 @@ async fn spawn_protected() -> (common::HttpServer, Server) {
         match token.as_str() {
             "wide" => Ok(mcp_runtime::Caller::new("sam").with_scopes(["secret"])),
             "narrow" => Ok(mcp_runtime::Caller::new("sam")),
+            // The same subject, vouched for by another issuer: another caller.
+            "elsewhere" => Ok(mcp_runtime::Caller::new("sam")
+                .with_issuer("https://other.example.com")
+                .with_scopes(["secret"])),
             _ => Err(TokenError::invalid("unknown token")),
         }
     });
@@ -850,6 +854,17 @@ async fn spawn_protected() -> (common::HttpServer, Server) {
         .unwrap();
     let http = spawn_http_with(server.clone(), HttpOptions::default().auth(rs)).await;
     (http, server)
+}
+
+#[tokio::test]
+async fn a_session_is_its_callers_issuer_and_subject_not_the_subject_alone() {
+    let (http, _server) = spawn_protected().await;
+    let mine = Session::open_with(http.addr, "2025-11-25", json!({}), Some("narrow")).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(mine.post(&ping).await.status, StatusCode::OK);
+    let theirs = mine.with_token("elsewhere");
+    let resp = theirs.post(&ping).await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND, "{}", body_text(&resp));
 }
 
 #[tokio::test]

@@ -154,7 +154,7 @@ impl Legacy {
             capabilities,
             params.get("clientInfo").cloned(),
         );
-        session.owner = caller.map(|c| c.subject.clone());
+        session.owner = caller.map(|c| c.binding_key().to_string());
         session.share = crate::context::ShareKey::of(caller, client).map(|k| k.to_string());
         if let Err(e) = self.store.create(session.clone()).await {
             return Err(codec::error(Some(id), e.code(), e.message()));
@@ -199,7 +199,9 @@ impl Legacy {
             Err(e) => return Err(Unusable::Store(e.message().to_owned())),
         };
         // Another caller's session is as good as unknown to this one.
-        if session.owner.is_some() && session.owner.as_deref() != caller.map(|c| c.subject.as_str())
+        // The caller's issuer and subject (two issuers may hand out the same subject).
+        if let Some(owner) = &session.owner
+            && caller.is_none_or(|c| *c.binding_key() != **owner)
         {
             return Err(Unusable::Gone);
         }

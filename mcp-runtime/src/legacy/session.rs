@@ -38,8 +38,8 @@ pub struct SessionRecord {
     pub subscriptions: BTreeSet<String>,
     /// Whether `notifications/initialized` arrived.
     pub initialized: bool,
-    /// The subject of the caller that created the session, when the transport authenticated
-    /// one: only that caller may use it.
+    /// The caller that created the session (its issuer and subject), when the transport
+    /// authenticated one: only that caller may use it.
     pub owner: Option<String>,
     /// Whose share of the store it counts against: the creating caller, or the address of an
     /// anonymous client (`None`: a client with neither, such as stdio).

@@ -97,9 +97,9 @@ async fn refuse(mut socket: tokio::net::TcpStream) {
 
 std::thread_local! {
     /// The client's address, while a request of its connection is polled on this thread (set
-    /// by [`Responding`], reset when its poll returns). Inserting it into every request's
-    /// extensions cost an allocation and a map per request, tokio's `task_local` scope ≈ 150
-    /// instructions (BENCHMARKS.md, "Connection hygiene").
+    /// by [`Responding`], reset when its poll returns): cheaper than inserting it into every
+    /// request's extensions (an allocation and a map) or tokio's `task_local` scope
+    /// (BENCHMARKS.md, "Connection hygiene").
     static PEER: std::cell::Cell<Option<SocketAddr>> = const { std::cell::Cell::new(None) };
 }
 
