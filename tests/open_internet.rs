@@ -8,10 +8,6 @@
 mod common;
 
 use common::{HttpResponse, TIMEOUT, headers_for, meta, request, spawn_http_with, within};
-use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use mcp_runtime::protocol::TASKS_EXTENSION;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Caller, HttpOptions, Limits, NoArguments, Resource, Server, TaskSupport, Tool};
@@ -39,23 +35,8 @@ async fn post_raw_from(
     headers: Vec<(String, String)>,
     body: String,
 ) -> HttpResponse {
-    let mut connector = HttpConnector::new();
-    connector.set_local_address(Some(from));
-    let client: Client<_, Full<bytes::Bytes>> =
-        Client::builder(TokioExecutor::new()).build(connector);
-    let mut req = http::Request::post(format!("http://{addr}/mcp"));
-    for (name, value) in headers {
-        req = req.header(name, value);
-    }
-    let req = req.body(Full::new(bytes::Bytes::from(body))).unwrap();
-    let resp = client.request(req).await.expect("the request is answered");
-    let (parts, body) = resp.into_parts();
-    let body = body.collect().await.expect("the body is read").to_bytes();
-    HttpResponse {
-        status: parts.status,
-        headers: parts.headers,
-        body,
-    }
+    let url = format!("http://{addr}/mcp");
+    common::send_from(Some(from), http::Method::POST, &url, &headers, body).await
 }
 
 fn call(name: &str) -> Value {
@@ -251,51 +232,29 @@ async fn a_listen_stream_subscribes_to_a_bounded_set_of_resources() {
             .map(|i| format!("notes://{i:0>width$}", width = len))
             .collect()
     };
+    let subscribe = |uris: Vec<String>| {
+        open_listen(client(2), http.addr, json!({"resourceSubscriptions": uris}))
+    };
+    let shown = |text: &str| text[..text.len().min(400)].to_owned();
     // A million one-byte URIs in one body: refused while it is read (past 4,096), nothing kept.
     let million: Vec<String> = (0..1_000_000).map(|i| (i % 10).to_string()).collect();
     let at = Instant::now();
-    let refused = open_listen(
-        client(2),
-        http.addr,
-        json!({"resourceSubscriptions": million}),
-    )
-    .await
-    .unwrap_err();
-    assert!(
-        refused.contains("-32602"),
-        "{}",
-        &refused[..refused.len().min(400)]
-    );
+    let refused = subscribe(million).await.unwrap_err();
+    assert!(refused.contains("-32602"), "{}", shown(&refused));
     assert!(
         refused.contains("at most 4096 entries"),
         "{}",
-        &refused[..refused.len().min(400)]
+        shown(&refused)
     );
     println!("a million subscriptions refused in {:?}", at.elapsed());
     // 257 URIs: refused; 256: acknowledged.
-    let refused = open_listen(
-        client(2),
-        http.addr,
-        json!({"resourceSubscriptions": uris(257, 4)}),
-    )
-    .await
-    .unwrap_err();
+    let refused = subscribe(uris(257, 4)).await.unwrap_err();
     assert!(refused.contains("lists 257 URIs"), "{refused}");
-    let _ok = open_listen(
-        client(2),
-        http.addr,
-        json!({"resourceSubscriptions": uris(256, 4)}),
-    )
-    .await
-    .expect("256 subscriptions are taken");
+    let _ok = subscribe(uris(256, 4))
+        .await
+        .expect("256 subscriptions are taken");
     // Few, but long: more than 64 KiB of URIs together.
-    let refused = open_listen(
-        client(2),
-        http.addr,
-        json!({"resourceSubscriptions": uris(10, 7000)}),
-    )
-    .await
-    .unwrap_err();
+    let refused = subscribe(uris(10, 7000)).await.unwrap_err();
     assert!(refused.contains("bytes together"), "{refused}");
 }
 

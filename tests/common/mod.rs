@@ -494,8 +494,21 @@ pub async fn send(
     headers: &[(String, String)],
     body: impl Into<Bytes>,
 ) -> HttpResponse {
-    let client: Client<_, Full<Bytes>> =
-        Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    send_from(None, method, url, headers, body).await
+}
+
+/// [`send`] from the local address `from` (127.0.0.2, …: another client, as the server's
+/// per-caller shares see it), when given.
+pub async fn send_from(
+    from: Option<std::net::IpAddr>,
+    method: Method,
+    url: &str,
+    headers: &[(String, String)],
+    body: impl Into<Bytes>,
+) -> HttpResponse {
+    let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    connector.set_local_address(from);
+    let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build(connector);
     let mut req = http::Request::builder().method(method).uri(url);
     for (name, value) in headers {
         let name = HeaderName::from_bytes(name.as_bytes()).expect("valid header name");
