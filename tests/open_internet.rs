@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{HttpResponse, TIMEOUT, headers_for, meta, request, spawn_http_with, within};
+use common::{HttpResponse, headers_for, meta, request, spawn_http_with, within};
 use mcp_runtime::protocol::TASKS_EXTENSION;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Caller, HttpOptions, Limits, NoArguments, Resource, Server, TaskSupport, Tool};
@@ -313,6 +313,11 @@ fn initialize() -> Value {
         "clientInfo": {"name": "attacker", "version": "1"}}})
 }
 
+/// A 2025-11-25 `initialize` from `from`.
+async fn initialize_from(from: IpAddr, addr: SocketAddr) -> HttpResponse {
+    post_raw_from(from, addr, legacy_headers(), initialize().to_string()).await
+}
+
 fn legacy_headers() -> Vec<(String, String)> {
     vec![
         ("Content-Type".into(), "application/json".into()),
@@ -332,33 +337,15 @@ async fn one_client_cannot_take_every_legacy_session() {
         .unwrap();
     let http = spawn_http_with(server, HttpOptions::default()).await;
     for _ in 0..3 {
-        let opened = post_raw_from(
-            client(2),
-            http.addr,
-            legacy_headers(),
-            initialize().to_string(),
-        )
-        .await;
+        let opened = initialize_from(client(2), http.addr).await;
         assert_eq!(opened.status, 200);
         assert!(opened.header("mcp-session-id").is_some());
     }
-    let refused = post_raw_from(
-        client(2),
-        http.addr,
-        legacy_headers(),
-        initialize().to_string(),
-    )
-    .await;
+    let refused = initialize_from(client(2), http.addr).await;
     assert_eq!(refused.status, 503);
     let text = String::from_utf8_lossy(&refused.body);
     assert!(text.contains("127.0.0.2 holds 3 sessions"), "{text}");
-    let other = post_raw_from(
-        client(3),
-        http.addr,
-        legacy_headers(),
-        initialize().to_string(),
-    )
-    .await;
+    let other = initialize_from(client(3), http.addr).await;
     assert_eq!(other.status, 200, "another client opens a session");
 }
 
@@ -469,7 +456,6 @@ async fn a_token_that_lost_a_task_tools_scope_no_longer_reads_its_task() {
             "{method}: {refused:?}"
         );
     }
-    let _ = TIMEOUT;
 }
 
 #[tokio::test]
@@ -480,13 +466,7 @@ async fn a_legacy_session_stream_counts_as_a_listen_stream() {
         HttpOptions::default(),
     )
     .await;
-    let opened = post_raw_from(
-        client(2),
-        http.addr,
-        legacy_headers(),
-        initialize().to_string(),
-    )
-    .await;
+    let opened = initialize_from(client(2), http.addr).await;
     let session = opened.header("mcp-session-id").unwrap().to_owned();
     let get = format!(
         "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"

@@ -68,6 +68,27 @@ impl Dispatcher {
         access.map(|a| a.scopes.clone()).unwrap_or_default()
     }
 
+    /// Whether `caller` has the scopes to read `uri` (the resource or template `resources/read`
+    /// of it reaches): what subscriptions announce only to callers that may read it. (Custom
+    /// checks are asked when it is read.)
+    pub(crate) fn may_read(&self, uri: &str, caller: Option<&Caller>) -> bool {
+        self.registry()
+            .read_access(uri)
+            .is_none_or(|a| a.scopes_met(caller).is_ok())
+    }
+
+    /// `caller` refused as `resources/read` of `uri` refuses it when its scopes fall short
+    /// (`-32602` with `data.requiredScopes`, which transports answer as a challenge).
+    pub(crate) fn read_refusal(&self, uri: &str, caller: Option<&Caller>) -> Result<(), McpError> {
+        let reg = self.registry();
+        let Some((access, kind, name)) = reg.read_target(uri) else {
+            return Ok(());
+        };
+        access
+            .scopes_met(caller)
+            .map_err(|denied| refused(kind, name, &denied, caller.is_none()))
+    }
+
     /// The scopes `access` requires, checked against the request's caller.
     pub(super) fn check_scopes(
         &self,

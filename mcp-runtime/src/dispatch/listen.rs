@@ -77,15 +77,6 @@ impl Dispatcher {
         Ok(())
     }
 
-    /// Whether the stream's caller may read `uri` (the scopes of the resource or template it
-    /// is): a change of a resource the caller may not read is not announced to it. (Custom
-    /// checks are asked when it reads.)
-    fn may_read(&self, uri: &str, cx: &RequestContext) -> bool {
-        self.registry()
-            .read_access(uri)
-            .is_none_or(|a| a.scopes_met(cx.inner.caller.as_deref()).is_ok())
-    }
-
     /// The part of the filter this server honours.
     fn honoured(&self, wanted: SubscriptionFilter) -> SubscriptionFilter {
         let cfg = &self.config;
@@ -201,7 +192,9 @@ impl Dispatcher {
                 Some(Err(RecvError::Closed)) => break,
             };
             let Some(change) = change else {
-                match resync(&honoured, &framed, &notifier, |uri| self.may_read(uri, &cx)) {
+                match resync(&honoured, &framed, &notifier, |uri| {
+                    self.may_read(uri, cx.caller())
+                }) {
                     Sent::Queued => continue,
                     Sent::Gone => break,
                     Sent::Full => return Err(fell_behind(self.config.limits.notification_queue)),
@@ -235,7 +228,7 @@ impl Dispatcher {
                     }
                 }
                 Change::ResourceUpdated(uri)
-                    if subscribed(&honoured, &uri) && self.may_read(&uri, &cx) =>
+                    if subscribed(&honoured, &uri) && self.may_read(&uri, cx.caller()) =>
                 {
                     notifier.deliver_with(|| Some(framed.resource_updated(&uri)))
                 }

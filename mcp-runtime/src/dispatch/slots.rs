@@ -75,11 +75,9 @@ impl Slots {
         }
         let Some(key) = key() else { return Ok(None) };
         let mut held = self.held();
+        // `quiet` is under a share: a key with no slot always gets one.
         let count = held.entry(key.clone()).or_insert(0);
         if *count >= self.per_caller - quiet {
-            if *count == 0 {
-                held.remove(&key);
-            }
             drop(held);
             self.taken.fetch_sub(1, Ordering::AcqRel);
             return Err((Full::Share, Some(key)));

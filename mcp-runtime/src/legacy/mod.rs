@@ -29,7 +29,6 @@ use crate::context::Caller;
 use crate::dispatch::Dispatcher;
 use crate::error::McpError;
 use crate::protocol::RequestId;
-use crate::registry::{PrimitiveKind, Registry};
 use bytes::Bytes;
 use live::LiveSessions;
 use serde_json::{Map, Value, json};
@@ -356,7 +355,7 @@ impl Legacy {
         }
         let on = method == "resources/subscribe";
         if on {
-            if let Err(refusal) = read_refusal(&self.dispatcher.registry(), uri, caller) {
+            if let Err(refusal) = self.dispatcher.read_refusal(uri, caller) {
                 return Reply::Refused(crate::dispatch::Response::error(Some(id), &refusal));
             }
             if !session.subscriptions.contains(uri) && !room_for(session, uri, limits) {
@@ -429,10 +428,7 @@ impl Legacy {
     /// not read are not sent, as on `subscriptions/listen` streams).
     fn may_read(&self, session: &SessionRecord, uri: &str) -> bool {
         let caller = self.live.find(&session.id).and_then(|live| live.caller());
-        self.dispatcher
-            .registry()
-            .read_access(uri)
-            .is_none_or(|a| a.scopes_met(caller.as_deref()).is_ok())
+        self.dispatcher.may_read(uri, caller.as_deref())
     }
 }
 
@@ -449,42 +445,6 @@ fn too_many_subscriptions(limits: &crate::Limits) -> McpError {
         "Invalid params: this session already has as many resource subscriptions as it may ({} URIs, {} bytes of them together); unsubscribe from one first",
         limits.listen_subscriptions, limits.listen_subscription_bytes
     ))
-}
-
-/// Whether `caller` may read `uri`, refused as `resources/read` refuses it: the scopes of the
-/// fixed resource with that URI, else of the first template it matches (`-32602` with
-/// `data.requiredScopes`, which transports answer as a challenge: HTTP 401 or 403).
-fn read_refusal(reg: &Registry, uri: &str, caller: Option<&Caller>) -> Result<(), McpError> {
-    let (access, kind, name) = match reg.resource_index.get(uri) {
-        Some(&i) => {
-            let r = &reg.resources[i].resource;
-            (&r.access, PrimitiveKind::Resource, r.info.uri.as_str())
-        }
-        None => match reg
-            .templates
-            .iter()
-            .find(|t| t.parsed.matches(uri).is_some())
-        {
-            Some(t) => (
-                &t.template.access,
-                PrimitiveKind::ResourceTemplate,
-                t.template.info.uri_template.as_str(),
-            ),
-            None => return Ok(()),
-        },
-    };
-    access.scopes_met(caller).map_err(|denied| {
-        let what = match kind {
-            PrimitiveKind::ResourceTemplate => format!("resource template `{name}`"),
-            _ => format!("resource `{name}`"),
-        };
-        McpError::refused(
-            &what,
-            &denied.scopes,
-            denied.reason.as_deref(),
-            caller.is_none(),
-        )
-    })
 }
 
 /// A session id: 128 random bits in hex (visible ASCII, as the transport requires).

@@ -208,13 +208,26 @@ impl Registry {
     /// What reading `uri` requires: the fixed resource's requirement, else that of the first
     /// template the URI matches (the order `resources/read` serves them in).
     pub(crate) fn read_access(&self, uri: &str) -> Option<&Requirement> {
+        self.read_target(uri).map(|(access, _, _)| access)
+    }
+
+    /// The primitive `resources/read` of `uri` reaches, as [`read_access`](Self::read_access)
+    /// finds it: its requirement, its kind and its name (the URI or the URI template).
+    pub(crate) fn read_target(&self, uri: &str) -> Option<(&Requirement, PrimitiveKind, &str)> {
         match self.resource_index.get(uri) {
-            Some(&i) => Some(&self.resources[i].resource.access),
+            Some(&i) => {
+                let r = &self.resources[i].resource;
+                Some((&r.access, PrimitiveKind::Resource, r.info.uri.as_str()))
+            }
             None => self
                 .templates
                 .iter()
                 .find(|t| t.parsed.matches(uri).is_some())
-                .map(|t| &t.template.access),
+                .map(|t| {
+                    let t = &t.template;
+                    let name = t.info.uri_template.as_str();
+                    (&t.access, PrimitiveKind::ResourceTemplate, name)
+                }),
         }
     }
 

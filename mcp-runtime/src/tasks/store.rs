@@ -100,18 +100,18 @@ impl Tasks {
         if ids.len() < max {
             return true;
         }
-        let done = ids.iter().find(|id| {
+        let done = ids.iter().position(|id| {
             self.by_id
-                .get(*id)
+                .get(id)
                 .is_none_or(|t| t.status.is_terminal() || t.is_expired(now))
         });
-        match done.cloned() {
-            Some(id) => {
-                self.remove(&id);
-                true
-            }
-            None => false,
+        let Some(at) = done else { return false };
+        if let Some(ids) = self.by_share.get_mut(share)
+            && let Some(id) = ids.remove(at)
+        {
+            self.by_id.remove(&id);
         }
+        true
     }
 }
 

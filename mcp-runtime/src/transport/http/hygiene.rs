@@ -267,14 +267,7 @@ impl Table {
     /// Connections open now.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.open().len()
-    }
-}
-
-impl Open {
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.by_id.len()
+        self.open().by_id.len()
     }
 }
 
