@@ -1326,3 +1326,85 @@ async fn a_health_path_the_endpoint_takes_is_refused_when_serving() {
         "GET /mcp is not a health check"
     );
 }
+
+/// Reads one HTTP/1.1 response (head and `Content-Length` body) from `stream`.
+async fn read_response(stream: &mut tokio::net::TcpStream) -> (String, String) {
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") {
+        let n = common::within("a response head", stream.read(&mut byte))
+            .await
+            .expect("read");
+        assert_eq!(n, 1, "the connection closed mid-head: {buf:?}");
+        buf.push(byte[0]);
+    }
+    let head = String::from_utf8(buf).expect("an ASCII head");
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .expect("a content-length")
+        .trim()
+        .parse()
+        .expect("a length");
+    let mut body = vec![0u8; length];
+    common::within("a response body", stream.read_exact(&mut body))
+        .await
+        .expect("read body");
+    (head, String::from_utf8(body).expect("a UTF-8 body"))
+}
+
+/// The response's header map is the request's, emptied (it saves the map's allocation): no
+/// request header may come back, neither on the first request of a connection nor on the next
+/// ones, whose maps hyper parses into the previous response's.
+#[tokio::test]
+async fn no_request_header_comes_back_in_a_response() {
+    use tokio::io::AsyncWriteExt;
+    let http = spawn_http(pipeline_server()).await;
+    let mut stream = tokio::net::TcpStream::connect(http.addr)
+        .await
+        .expect("connect");
+    for (n, secret) in [
+        (1, Some("s3cret-one")),
+        (2, None),
+        (3, Some("s3cret-three")),
+    ] {
+        let body = request(
+            json!(n),
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        );
+        let bytes = serde_json::to_vec(&body).unwrap();
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
+            bytes.len()
+        );
+        for (name, value) in headers_for(&body) {
+            if !name.eq_ignore_ascii_case("content-length") {
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+        }
+        if let Some(secret) = secret {
+            head.push_str(&format!(
+                "X-Secret: {secret}\r\nCookie: session={secret}\r\n"
+            ));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).await.expect("write head");
+        stream.write_all(&bytes).await.expect("write body");
+        let (head, body) = read_response(&mut stream).await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(body.contains(&format!("\"id\":{n}")), "{body}");
+        let names: Vec<&str> = head
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_once(':').map(|(name, _)| name))
+            .collect();
+        assert_eq!(
+            names,
+            ["content-type", "content-length", "date"],
+            "request {n}: {head}"
+        );
+        assert!(!head.contains("s3cret"), "request {n}: {head}");
+    }
+}

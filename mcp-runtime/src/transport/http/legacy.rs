@@ -125,7 +125,9 @@ pub(super) async fn post(
             };
             let reply = legacy.request(session, live.clone(), request).await;
             match reply {
-                Reply::Refused(response) => super::answer(&endpoint.options, response),
+                Reply::Refused(response) => {
+                    super::answer(&endpoint.options, response, Default::default())
+                }
                 Reply::Now(body) if accept.json => json_response(StatusCode::OK, body),
                 Reply::Now(body) => stream(single(body), endpoint.options.keepalive),
                 Reply::Later(log) if accept.sse => {

@@ -254,12 +254,22 @@ fn plain_status(status: StatusCode, message: &str) -> Response {
 }
 
 fn json_response(status: StatusCode, body: Bytes) -> Response {
-    let mut resp = Response::new(Body::from(body));
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(
+    json_response_in(http::HeaderMap::new(), status, body)
+}
+
+/// [`json_response`] with `headers` (emptied) as the response's header map. Given the
+/// request's map, the response allocates no map: hyper parses the connection's next request
+/// into the map of the response it wrote, and one the size of a request's needs no growing
+/// (BENCHMARKS.md, "Header maps").
+fn json_response_in(mut headers: http::HeaderMap, status: StatusCode, body: Bytes) -> Response {
+    headers.clear();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    let mut resp = Response::new(Body::from(body));
+    *resp.status_mut() = status;
+    *resp.headers_mut() = headers;
     resp
 }
 
@@ -283,7 +293,8 @@ fn status(answer: &Answer) -> StatusCode {
 
 /// The response to a JSON-RPC answer: its status, and for a caller refused access, 401 or 403
 /// with a challenge when this endpoint authenticates.
-fn answer(options: &HttpOptions, answer: Answer) -> Response {
+/// `headers`: a map to reuse for the response ([`json_response_in`]).
+fn answer(options: &HttpOptions, answer: Answer, headers: http::HeaderMap) -> Response {
     if answer.is_busy() {
         let mut resp = json_response(StatusCode::SERVICE_UNAVAILABLE, answer.body);
         resp.headers_mut()
@@ -292,7 +303,7 @@ fn answer(options: &HttpOptions, answer: Answer) -> Response {
     }
     match answer.refusal() {
         Some(refusal) => auth::refused(options.auth.as_ref(), refusal, answer.body.clone()),
-        None => json_response(status(&answer), answer.body),
+        None => json_response_in(headers, status(&answer), answer.body),
     }
 }
 
@@ -407,7 +418,7 @@ async fn session_delete(State(endpoint): State<Arc<Endpoint>>, request: Request)
 }
 
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let options = &endpoint.options;
     if let Some(refused) = guarded(options, &parts.headers) {
         return refused;
@@ -473,15 +484,17 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Handled::Call(call) => call,
     };
     let keepalive = options.keepalive;
+    // The request's headers are read: their map carries the response.
+    let headers = std::mem::take(&mut parts.headers);
     match call.next_message().await {
         Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
-            answer(options, r)
+            answer(options, r, headers)
         }
         Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive),
         Some(Outgoing::Notification(n)) if accept.sse => sse::response(n, Some(call), keepalive),
         Some(Outgoing::Notification(_)) => {
             // The client takes JSON only: request-scoped notifications cannot be delivered.
-            answer(options, Call::response(call).await)
+            answer(options, Call::response(call).await, headers)
         }
         None => transport_error(
             StatusCode::INTERNAL_SERVER_ERROR,
