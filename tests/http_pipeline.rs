@@ -1408,3 +1408,27 @@ async fn no_request_header_comes_back_in_a_response() {
         assert!(!head.contains("s3cret"), "request {n}: {head}");
     }
 }
+
+/// A streamed answer reuses the request's map too: only its own headers go out.
+#[tokio::test]
+async fn no_request_header_comes_back_in_a_stream() {
+    let http = spawn_http(pipeline_server()).await;
+    let body = progress_request(json!("s1"), Some("tok-s"));
+    let headers = with_header(headers_for(&body), "X-Secret", "s3cret-stream");
+    let resp = call_with(&http.url(), &body, headers).await;
+    assert_progress_stream(&resp, &json!("s1"), "tok-s");
+    let mut names: Vec<&str> = resp.headers.keys().map(|n| n.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "cache-control",
+            "content-type",
+            "date",
+            "transfer-encoding",
+            "x-accel-buffering"
+        ],
+        "{:?}",
+        resp.headers
+    );
+}

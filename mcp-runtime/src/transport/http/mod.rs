@@ -490,8 +490,10 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
             answer(options, r, headers)
         }
-        Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive),
-        Some(Outgoing::Notification(n)) if accept.sse => sse::response(n, Some(call), keepalive),
+        Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive, headers),
+        Some(Outgoing::Notification(n)) if accept.sse => {
+            sse::response(n, Some(call), keepalive, headers)
+        }
         Some(Outgoing::Notification(_)) => {
             // The client takes JSON only: request-scoped notifications cannot be delivered.
             answer(options, Call::response(call).await, headers)

@@ -18,14 +18,25 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// An SSE answer: `first`, then what the rest of `call` sends.
-pub(super) fn response(first: Bytes, call: Option<Call>, keepalive: Duration) -> Response {
-    stream_response(Body::from_stream(SseBody::new(first, call, keepalive)))
+/// `headers`: a map to reuse for the response (emptied first; the request's, as for JSON).
+pub(super) fn response(
+    first: Bytes,
+    call: Option<Call>,
+    keepalive: Duration,
+    headers: http::HeaderMap,
+) -> Response {
+    let body = Body::from_stream(SseBody::new(first, call, keepalive));
+    stream_response_in(headers, body)
 }
 
 /// A `text/event-stream` response carrying `body`, uncached and unbuffered by proxies.
 pub(super) fn stream_response(body: Body) -> Response {
-    let mut resp = Response::new(body);
-    let h = resp.headers_mut();
+    stream_response_in(http::HeaderMap::new(), body)
+}
+
+/// [`stream_response`] with `headers` (emptied) as its header map.
+fn stream_response_in(mut h: http::HeaderMap, body: Body) -> Response {
+    h.clear();
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
@@ -33,6 +44,8 @@ pub(super) fn stream_response(body: Body) -> Response {
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Tells nginx not to buffer the stream.
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    let mut resp = Response::new(body);
+    *resp.headers_mut() = h;
     resp
 }
 
