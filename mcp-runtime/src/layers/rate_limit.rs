@@ -60,9 +60,13 @@ impl Clock for TokioClock {
     }
 }
 
+/// governor's keyed limiter on clock `C`.
+type Keyed<C> =
+    RateLimiter<Arc<str>, HashMapStateStore<Arc<str>>, C, NoOpMiddleware<<C as Clock>::Instant>>;
+
 /// One bucket per caller key, on clock `C` (a fake one in the tests).
 struct Buckets<C: Clock> {
-    limiter: RateLimiter<Arc<str>, HashMapStateStore<Arc<str>>, C, NoOpMiddleware<C::Instant>>,
+    limiter: Keyed<C>,
     clock: C,
     checks: AtomicU32,
 }
