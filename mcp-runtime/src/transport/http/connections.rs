@@ -10,22 +10,27 @@
 use super::hygiene::{Admitted, ConnState, Hygiene, Responding, Table, Tracked};
 use axum::Router;
 use axum::body::Body;
+use axum::response::Response;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::watch;
 
 /// Serves `app` on `listener` until `stop` resolves; then stops accepting, asks every open
 /// connection to finish what it is answering and close, and returns once all have.
-/// Each request's handler can read its client's address ([`peer_of`]).
-/// `rules`: the idle time and the connection cap (`hygiene.rs`).
+/// Each request's handler can read its client's address (`peer::peer_of`).
+/// `rules`: the idle time and the connection cap (`hygiene.rs`); `direct`: the route served
+/// without the router.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
+    direct: Direct,
     rules: Hygiene,
     stop: impl Future<Output = ()>,
 ) {
@@ -56,6 +61,7 @@ pub(crate) async fn serve(
         };
         let service = Connection {
             app: app.clone(),
+            direct: direct.clone(),
             peer,
             state: registered.state.clone(),
         };
@@ -95,59 +101,63 @@ async fn refuse(mut socket: tokio::net::TcpStream) {
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.write_all(BUSY)).await;
 }
 
-std::thread_local! {
-    /// The client's address, while a request of its connection is polled on this thread (set
-    /// by [`Responding`], reset when its poll returns): cheaper than inserting it into every
-    /// request's extensions (an allocation and a map) or tokio's `task_local` scope
-    /// (BENCHMARKS.md, "Connection hygiene").
-    static PEER: std::cell::Cell<Option<SocketAddr>> = const { std::cell::Cell::new(None) };
-}
+/// A response on its way, boxed.
+pub(super) type Answering = Pin<Box<dyn Future<Output = Response> + Send>>;
 
-/// Runs `poll` with `peer` as the address [`peer_of`] reads, and resets it after (also when
-/// `poll` panics).
-#[inline]
-pub(super) fn with_peer<T>(peer: SocketAddr, poll: impl FnOnce() -> T) -> T {
-    struct Reset<'a>(&'a std::cell::Cell<Option<SocketAddr>>, Option<SocketAddr>);
-    impl Drop for Reset<'_> {
-        fn drop(&mut self) {
-            self.0.set(self.1);
-        }
-    }
-    PEER.with(|cell| {
-        let _reset = Reset(cell, cell.replace(Some(peer)));
-        poll()
-    })
-}
+/// The route served without the router: the endpoint's POST, which is nearly every request
+/// (the router's matching, its service stack and its moves of the handler's future cost more
+/// than the request's own JSON; BENCHMARKS.md, "The endpoint's route"). Given a request, its
+/// answer, or the request back when it is another route's.
+pub(super) type Direct =
+    Arc<dyn Fn(http::Request<Body>) -> Result<Answering, http::Request<Body>> + Send + Sync>;
 
-/// The address of the client of a request: the connection's (when this accept loop serves it),
-/// else the `ConnectInfo` a router served by other means was given.
-pub(super) fn peer_of(extensions: &http::Extensions) -> Option<SocketAddr> {
-    PEER.with(std::cell::Cell::get).or_else(|| {
-        extensions
-            .get::<axum::extract::ConnectInfo<SocketAddr>>()
-            .map(|info| info.0)
-    })
-}
-
-/// One connection's service: the router, the client's address, and the connection's entry in
-/// the table (each request is in flight until its response is ready).
+/// One connection's service: the direct route, the router for the rest, the client's address,
+/// and the connection's entry in the table (each request is in flight until its response is
+/// ready).
 struct Connection {
     app: Router,
+    direct: Direct,
     peer: SocketAddr,
     state: Arc<ConnState>,
 }
 
+pin_project_lite::pin_project! {
+    /// Where a request went: the direct route or the router.
+    #[project = RoutedProj]
+    enum Routed {
+        Direct { future: Answering },
+        Router { #[pin] future: axum::routing::future::RouteFuture<Infallible> },
+    }
+}
+
+impl Future for Routed {
+    type Output = Result<Response, Infallible>;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            RoutedProj::Direct { future } => future.as_mut().poll(cx).map(Ok),
+            RoutedProj::Router { future } => future.poll(cx),
+        }
+    }
+}
+
 impl hyper::service::Service<http::Request<Incoming>> for Connection {
-    type Response = axum::response::Response;
+    type Response = Response;
     type Error = Infallible;
-    type Future = Responding<axum::routing::future::RouteFuture<Infallible>>;
+    type Future = Responding<Routed>;
 
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
         let in_flight = self.state.request_started();
-        let request = request.map(Body::new);
-        // A router is always ready; its clone is a reference count.
+        let routed = match (self.direct)(request.map(Body::new)) {
+            Ok(future) => Routed::Direct { future },
+            // A router is always ready; its clone is a reference count.
+            Err(request) => Routed::Router {
+                future: tower_service::Service::call(&mut self.app.clone(), request),
+            },
+        };
         Responding {
-            future: tower_service::Service::call(&mut self.app.clone(), request),
+            future: routed,
             in_flight: Some(in_flight),
             peer: self.peer,
         }

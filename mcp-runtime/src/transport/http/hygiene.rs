@@ -398,7 +398,7 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let future = this.future;
-        let polled = super::connections::with_peer(*this.peer, || future.poll(cx));
+        let polled = super::peer::with_peer(*this.peer, || future.poll(cx));
         if let Poll::Ready(Ok(response)) = &polled
             && let Some(in_flight) = this.in_flight.take()
             && response.body().size_hint().exact().is_none()

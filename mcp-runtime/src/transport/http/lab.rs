@@ -102,7 +102,7 @@ fn admitted(options: &HttpOptions, request: &Request) -> Result<(), &'static str
     if lab.any_client {
         return Ok(());
     }
-    let peer = super::connections::peer_of(request.extensions());
+    let peer = super::peer::peer_of(request.extensions());
     match peer {
         None => Err(
             "Forbidden: the lab page is served to loopback clients only, and this server does not \

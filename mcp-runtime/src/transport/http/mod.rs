@@ -70,6 +70,7 @@ mod lab;
 mod legacy;
 mod negotiate;
 mod options;
+mod peer;
 mod rate;
 mod sse;
 
@@ -106,16 +107,40 @@ pub(crate) fn router(
     legacy: Option<Arc<Legacy>>,
     options: HttpOptions,
 ) -> Router {
-    let path = options.path.clone();
+    routes(endpoint(dispatcher, legacy, options))
+}
+
+/// The endpoint `dispatcher` (and `legacy` sessions, when given) serve with `options`.
+fn endpoint(
+    dispatcher: Arc<Dispatcher>,
+    legacy: Option<Arc<Legacy>>,
+    options: HttpOptions,
+) -> Arc<Endpoint> {
     let limiter = options
         .rate
         .map(|(requests, per)| rate::Limiter::new(requests, per, options.trust_forwarded));
-    let endpoint = Arc::new(Endpoint {
+    Arc::new(Endpoint {
         dispatcher,
         legacy,
         options,
         limiter,
-    });
+    })
+}
+
+/// The endpoint's POST as a route of its own, for the accept loop to serve without the router.
+fn direct(endpoint: Arc<Endpoint>) -> connections::Direct {
+    Arc::new(move |request| {
+        if request.method() == http::Method::POST && request.uri().path() == endpoint.options.path {
+            Ok(Box::pin(handle(State(endpoint.clone()), request)))
+        } else {
+            Err(request)
+        }
+    })
+}
+
+/// The router of `endpoint`: its POST, GET and DELETE, its metadata, health and lab routes.
+fn routes(endpoint: Arc<Endpoint>) -> Router {
+    let path = endpoint.options.path.clone();
     let mut router = Router::new().route(
         &path,
         axum::routing::post(handle)
@@ -180,9 +205,10 @@ pub(crate) async fn serve<S>(
     };
     let rules = options.hygiene();
     // Made once and shared by every connection (a clone is a reference count).
-    let app = router(dispatcher, legacy, options);
+    let endpoint = endpoint(dispatcher, legacy, options);
+    let app = routes(endpoint.clone());
     tokio::select! {
-        () = connections::serve(listener, app, rules, stop) => {}
+        () = connections::serve(listener, app, direct(endpoint), rules, stop) => {}
         () = async {
             stopping.cancelled().await;
             tokio::time::sleep(grace).await;
@@ -315,7 +341,7 @@ fn transport_error(status: StatusCode, message: &str) -> Response {
 
 /// The address of the client that sent a request (anonymous callers' shares are counted by it).
 fn client_address(options: &HttpOptions, parts: &http::request::Parts) -> Option<std::net::IpAddr> {
-    let peer = connections::peer_of(&parts.extensions);
+    let peer = peer::peer_of(&parts.extensions);
     rate::client_address(options.trust_forwarded, &parts.headers, peer)
 }
 
@@ -362,7 +388,7 @@ async fn admit(
         },
     };
     if let Some(limiter) = &endpoint.limiter {
-        let peer = connections::peer_of(&parts.extensions);
+        let peer = peer::peer_of(&parts.extensions);
         if let Err(wait) = limiter.check(caller.as_deref(), &parts.headers, peer) {
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             let mut resp = transport_error(
@@ -426,7 +452,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     let (caller, body) = if options.auth.is_none() && endpoint.limiter.is_none() {
         (None, body)
     } else {
-        match admit(&endpoint, &parts, Some(body)).await {
+        match Box::pin(admit(&endpoint, &parts, Some(body))).await {
             Ok((caller, Some(body))) => (caller, body),
             // Authentication read the body to name the scopes in its challenge: it refused.
             Ok((_, None)) => return transport_error(StatusCode::BAD_REQUEST, "Bad Request"),
@@ -455,7 +481,9 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         && era::of_post(&found, &bytes) == era::Era::Legacy
     {
         let client = client_address(options, &parts);
-        return legacy::post(
+        // Boxed: the 2025 path's state would otherwise make every request's future (moved
+        // several times through axum and hyper) as large as its own.
+        return Box::pin(legacy::post(
             &endpoint,
             legacy,
             &parts.headers,
@@ -463,7 +491,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             caller,
             client,
             &accept,
-        )
+        ))
         .await;
     }
     let handled = endpoint.dispatcher.handle(
