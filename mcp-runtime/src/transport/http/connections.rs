@@ -106,10 +106,16 @@ pub(super) type Answering = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// The route served without the router: the endpoint's POST, which is nearly every request
 /// (the router's matching, its service stack and its moves of the handler's future cost more
-/// than the request's own JSON; BENCHMARKS.md, "The endpoint's route"). Given a request, its
-/// answer, or the request back when it is another route's.
-pub(super) type Direct =
-    Arc<dyn Fn(http::Request<Body>) -> Result<Answering, http::Request<Body>> + Send + Sync>;
+/// than the request's own JSON; BENCHMARKS.md, "The endpoint's route").
+pub(super) trait DirectRoute: Send + Sync {
+    /// Whether `request` is this route's.
+    fn takes(&self, request: &http::Request<Body>) -> bool;
+    /// The answer to a request it takes.
+    fn answer(&self, request: http::Request<Body>) -> Answering;
+}
+
+/// A [`DirectRoute`], shared by every connection.
+pub(super) type Direct = Arc<dyn DirectRoute>;
 
 /// One connection's service: the direct route, the router for the rest, the client's address,
 /// and the connection's entry in the table (each request is in flight until its response is
@@ -149,12 +155,16 @@ impl hyper::service::Service<http::Request<Incoming>> for Connection {
 
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
         let in_flight = self.state.request_started();
-        let routed = match (self.direct)(request.map(Body::new)) {
-            Ok(future) => Routed::Direct { future },
+        let request = request.map(Body::new);
+        let routed = if self.direct.takes(&request) {
+            Routed::Direct {
+                future: self.direct.answer(request),
+            }
+        } else {
             // A router is always ready; its clone is a reference count.
-            Err(request) => Routed::Router {
+            Routed::Router {
                 future: tower_service::Service::call(&mut self.app.clone(), request),
-            },
+            }
         };
         Responding {
             future: routed,

@@ -128,14 +128,16 @@ fn endpoint(
 }
 
 /// The endpoint's POST as a route of its own, for the accept loop to serve without the router.
-fn direct(endpoint: Arc<Endpoint>) -> connections::Direct {
-    Arc::new(move |request| {
-        if request.method() == http::Method::POST && request.uri().path() == endpoint.options.path {
-            Ok(Box::pin(handle(State(endpoint.clone()), request)))
-        } else {
-            Err(request)
-        }
-    })
+struct EndpointPost(Arc<Endpoint>);
+
+impl connections::DirectRoute for EndpointPost {
+    fn takes(&self, request: &Request) -> bool {
+        request.method() == http::Method::POST && request.uri().path() == self.0.options.path
+    }
+
+    fn answer(&self, request: Request) -> connections::Answering {
+        Box::pin(handle(State(self.0.clone()), request))
+    }
 }
 
 /// The router of `endpoint`: its POST, GET and DELETE, its metadata, health and lab routes.
@@ -208,7 +210,7 @@ pub(crate) async fn serve<S>(
     let endpoint = endpoint(dispatcher, legacy, options);
     let app = routes(endpoint.clone());
     tokio::select! {
-        () = connections::serve(listener, app, direct(endpoint), rules, stop) => {}
+        () = connections::serve(listener, app, Arc::new(EndpointPost(endpoint)), rules, stop) => {}
         () = async {
             stopping.cancelled().await;
             tokio::time::sleep(grace).await;
