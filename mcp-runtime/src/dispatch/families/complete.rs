@@ -1,4 +1,5 @@
-//! The `complete` family, `completion/complete`: suggestions for a prompt argument or a template variable, at most 100.
+//! The `complete` family, `completion/complete`: suggestions for a prompt argument or a template
+//! variable, at most 100.
 
 use crate::context::RequestContext;
 use crate::dispatch::authorize::{self, Target};

@@ -1,6 +1,6 @@
-//! The `listen` family, `subscriptions/listen`: an acknowledgement with the honoured subset of the filter, then the
-//! changes the filter selects, each tagged with the subscription, until the client goes away or
-//! the server shuts down; then the final result.
+//! The `listen` family, `subscriptions/listen`: an acknowledgement with the honoured subset of the
+//! filter, then the changes the filter selects, each tagged with the subscription, until the client
+//! goes away or the server shuts down; then the final result.
 
 use super::tasks::{self, declares_tasks, tasks_not_declared};
 use crate::bus::Change;

@@ -1,5 +1,5 @@
-//! The `lists` family, `server/discover` and the list methods: pages of registered items behind opaque, stable
-//! cursors, with their caching hints.
+//! The `lists` family, `server/discover` and the list methods: pages of registered items behind
+//! opaque, stable cursors, with their caching hints.
 
 use crate::context::RequestContext;
 use crate::dispatch::authorize;

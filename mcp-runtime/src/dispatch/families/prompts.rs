@@ -1,5 +1,5 @@
-//! The `prompts` family, `prompts/get`: find the prompt, check its string arguments (required ones present), open its
-//! client input, render it.
+//! The `prompts` family, `prompts/get`: find the prompt, check its string arguments (required ones
+//! present), open its client input, render it.
 
 use crate::context::RequestContext;
 use crate::dispatch::authorize::{self, Target};

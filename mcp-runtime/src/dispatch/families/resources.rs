@@ -1,5 +1,5 @@
-//! The `resources` family, `resources/read`: a fixed resource by URI, else the first template the URI matches; its
-//! client input; its handler; the contents with their caching hint.
+//! The `resources` family, `resources/read`: a fixed resource by URI, else the first template the
+//! URI matches; its client input; its handler; the contents with their caching hint.
 
 use crate::context::RequestContext;
 use crate::dispatch::authorize::{self, Target};

@@ -1,6 +1,6 @@
-//! The methods of the tasks extension, `tasks/get`, `tasks/update`, `tasks/cancel`: a task read, answered or cancelled through any
-//! instance, by the caller that created it only, and only by a client that declares the tasks
-//! extension on the request.
+//! The methods of the tasks extension, `tasks/get`, `tasks/update`, `tasks/cancel`: a task read,
+//! answered or cancelled through any instance, by the caller that created it only, and only by a
+//! client that declares the tasks extension on the request.
 
 use super::extension::{declares_tasks, tasks_not_declared};
 use super::lease;
