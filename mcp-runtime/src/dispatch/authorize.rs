@@ -2,14 +2,17 @@
 //! looked at further), its custom checks (the primitive's, then the server's) as a future that
 //! must finish before the handler is called. A refusal is `-32602` with `data.requiredScopes`,
 //! which transports answer as a challenge.
+//!
+//! Free functions of the registry, the request's context and the server's `policy`: every family
+//! asks them; they know nothing of the dispatcher.
 
-use super::Dispatcher;
 use super::panic::catch_panic;
 use crate::context::{Caller, RequestContext};
 use crate::error::McpError;
-use crate::protocol::{ClientMessage, ClientParams};
+use crate::protocol::{ClientParams, ClientRequest};
 use crate::registry::{
-    AccessCheck, AccessRequest, Arguments, BoxFuture, Denied, PrimitiveKind, Purpose, Requirement,
+    AccessCheck, AccessRequest, Arguments, BoxFuture, Denied, PrimitiveKind, Purpose, Registry,
+    Requirement,
 };
 use std::sync::Arc;
 
@@ -44,143 +47,129 @@ pub(super) struct Target {
     pub(super) arguments: Option<Arguments>,
 }
 
-impl Dispatcher {
-    /// The scopes the request in `body` needs (for the challenge of a request that came without
-    /// a token): those of the tool, resource, template or prompt it names; none when it names
-    /// none, or cannot be read.
-    pub(crate) fn scopes_needed(&self, body: &[u8]) -> Vec<String> {
-        let Ok(ClientMessage::Request(request)) = super::decode::decode(body) else {
-            return Vec::new();
-        };
-        let reg = self.registry();
-        let access = match &request.params {
-            ClientParams::ToolsCall(p) => reg
-                .tool_index
-                .get(&p.name)
-                .map(|&i| &reg.tools[i].tool.access),
-            ClientParams::PromptsGet(p) => reg
-                .prompt_index
-                .get(&p.name)
-                .map(|&i| &reg.prompts[i].prompt.access),
-            ClientParams::ResourcesRead(p) => reg.read_access(&p.uri),
-            _ => None,
-        };
-        access.map(|a| a.scopes.clone()).unwrap_or_default()
-    }
+/// The scopes `request` needs (for the challenge of a request that came without a token): those
+/// of the tool, resource, template or prompt it names; none when it names none.
+pub(super) fn scopes_needed(reg: &Registry, request: &ClientRequest<'_>) -> Vec<String> {
+    let access = match &request.params {
+        ClientParams::ToolsCall(p) => reg
+            .tool_index
+            .get(&p.name)
+            .map(|&i| &reg.tools[i].tool.access),
+        ClientParams::PromptsGet(p) => reg
+            .prompt_index
+            .get(&p.name)
+            .map(|&i| &reg.prompts[i].prompt.access),
+        ClientParams::ResourcesRead(p) => reg.read_access(&p.uri),
+        _ => None,
+    };
+    access.map(|a| a.scopes.clone()).unwrap_or_default()
+}
 
-    /// Whether `caller` has the scopes to read `uri` (the resource or template `resources/read`
-    /// of it reaches): what subscriptions announce only to callers that may read it. (Custom
-    /// checks are asked when it is read.)
-    pub(crate) fn may_read(&self, uri: &str, caller: Option<&Caller>) -> bool {
-        self.registry()
-            .read_access(uri)
-            .is_none_or(|a| a.scopes_met(caller).is_ok())
-    }
+/// Whether `caller` has the scopes to read `uri` in `reg`.
+pub(super) fn may_read(reg: &Registry, uri: &str, caller: Option<&Caller>) -> bool {
+    reg.read_access(uri)
+        .is_none_or(|a| a.scopes_met(caller).is_ok())
+}
 
-    /// `caller` refused as `resources/read` of `uri` refuses it when its scopes fall short
-    /// (`-32602` with `data.requiredScopes`, which transports answer as a challenge).
-    pub(crate) fn read_refusal(&self, uri: &str, caller: Option<&Caller>) -> Result<(), McpError> {
-        let reg = self.registry();
-        let Some((access, kind, name)) = reg.read_target(uri) else {
-            return Ok(());
-        };
-        access
-            .scopes_met(caller)
-            .map_err(|denied| refused(kind, name, &denied, caller.is_none()))
-    }
+/// `caller` refused as `resources/read` of `uri` refuses it when its scopes fall short.
+pub(super) fn read_refusal(
+    reg: &Registry,
+    uri: &str,
+    caller: Option<&Caller>,
+) -> Result<(), McpError> {
+    let Some((access, kind, name)) = reg.read_target(uri) else {
+        return Ok(());
+    };
+    access
+        .scopes_met(caller)
+        .map_err(|denied| refused(kind, name, &denied, caller.is_none()))
+}
 
-    /// The scopes `access` requires, checked against the request's caller.
-    pub(super) fn check_scopes(
-        &self,
-        access: &Requirement,
-        cx: &RequestContext,
-        kind: PrimitiveKind,
-        name: &str,
-    ) -> Result<(), McpError> {
-        let caller = cx.inner.caller.as_deref();
-        access
-            .scopes_met(caller)
-            .map_err(|denied| refused(kind, name, &denied, caller.is_none()))
-    }
+/// The scopes `access` requires, checked against the request's caller.
+pub(super) fn check_scopes(
+    access: &Requirement,
+    cx: &RequestContext,
+    kind: PrimitiveKind,
+    name: &str,
+) -> Result<(), McpError> {
+    let caller = cx.inner.caller.as_deref();
+    access
+        .scopes_met(caller)
+        .map_err(|denied| refused(kind, name, &denied, caller.is_none()))
+}
 
-    /// The custom checks of a use of `target`, when there are any: the primitive's, then the
-    /// server's. A check that panics refuses.
-    pub(super) fn custom_checks(
-        &self,
-        access: &Requirement,
-        cx: &RequestContext,
-        target: impl FnOnce() -> Target,
-    ) -> Option<Checking> {
-        if access.check.is_none() && self.policy.is_none() {
-            return None;
-        }
-        let checks = self.checks_of(access);
-        let caller = cx.inner.caller.clone();
-        let target = target();
-        let anonymous = caller.is_none();
-        let request = AccessRequest {
-            caller,
-            kind: target.kind,
-            name: target.name,
-            uri: target.uri,
-            arguments: target.arguments,
-            purpose: Purpose::Use,
-        };
-        Some(Box::pin(async move {
-            for check in checks {
-                match catch_panic(check.ask(request.clone())).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(denied)) => {
-                        return Err(refused(request.kind, &request.name, &denied, anonymous));
-                    }
-                    Err(panic) => {
-                        let what = describe(request.kind, &request.name);
-                        tracing::error!(%panic, primitive = %what, "an authorization check panicked");
-                        return Err(McpError::internal(format!(
-                            "Internal error: the authorization check of {what} failed"
-                        )));
-                    }
+/// The custom checks of a use of `target`, when there are any: the primitive's, then the
+/// server's (`policy`). A check that panics refuses.
+pub(super) fn custom_checks(
+    policy: Option<&AccessCheck>,
+    access: &Requirement,
+    cx: &RequestContext,
+    target: impl FnOnce() -> Target,
+) -> Option<Checking> {
+    if access.check.is_none() && policy.is_none() {
+        return None;
+    }
+    let checks = checks_of(policy, access);
+    let caller = cx.inner.caller.clone();
+    let target = target();
+    let anonymous = caller.is_none();
+    let request = AccessRequest {
+        caller,
+        kind: target.kind,
+        name: target.name,
+        uri: target.uri,
+        arguments: target.arguments,
+        purpose: Purpose::Use,
+    };
+    Some(Box::pin(async move {
+        for check in checks {
+            match catch_panic(check.ask(request.clone())).await {
+                Ok(Ok(())) => {}
+                Ok(Err(denied)) => {
+                    return Err(refused(request.kind, &request.name, &denied, anonymous));
+                }
+                Err(panic) => {
+                    let what = describe(request.kind, &request.name);
+                    tracing::error!(%panic, primitive = %what, "an authorization check panicked");
+                    return Err(McpError::internal(format!(
+                        "Internal error: the authorization check of {what} failed"
+                    )));
                 }
             }
-            Ok(())
-        }))
-    }
+        }
+        Ok(())
+    }))
+}
 
-    /// The custom checks that apply to a primitive with `access`.
-    pub(super) fn checks_of(&self, access: &Requirement) -> Vec<AccessCheck> {
-        access
-            .check
-            .iter()
-            .chain(self.policy.as_ref())
-            .cloned()
-            .collect()
-    }
+/// The custom checks that apply to a primitive with `access`: its own, then the server's.
+fn checks_of(policy: Option<&AccessCheck>, access: &Requirement) -> Vec<AccessCheck> {
+    access.check.iter().chain(policy).cloned().collect()
+}
 
-    /// Whether `caller` may see an item in a list: its scopes, then (when `checked`) its custom
-    /// checks with [`Purpose::List`]. A check that panics hides the item.
-    pub(super) async fn listable(
-        &self,
-        access: &Requirement,
-        caller: Option<&Arc<Caller>>,
-        kind: PrimitiveKind,
-        name: &str,
-    ) -> bool {
-        if access.scopes_met(caller.map(|c| &**c)).is_err() {
+/// Whether `caller` may see an item in a list: its scopes, then its custom checks (and the
+/// server's `policy`) with [`Purpose::List`]. A check that panics hides the item.
+pub(super) async fn listable(
+    policy: Option<&AccessCheck>,
+    access: &Requirement,
+    caller: Option<&Arc<Caller>>,
+    kind: PrimitiveKind,
+    name: &str,
+) -> bool {
+    if access.scopes_met(caller.map(|c| &**c)).is_err() {
+        return false;
+    }
+    for check in checks_of(policy, access) {
+        let request = AccessRequest {
+            caller: caller.cloned(),
+            kind,
+            name: Arc::from(name),
+            uri: None,
+            arguments: None,
+            purpose: Purpose::List,
+        };
+        if !matches!(catch_panic(check.ask(request)).await, Ok(Ok(()))) {
             return false;
         }
-        for check in self.checks_of(access) {
-            let request = AccessRequest {
-                caller: caller.cloned(),
-                kind,
-                name: Arc::from(name),
-                uri: None,
-                arguments: None,
-                purpose: Purpose::List,
-            };
-            if !matches!(catch_panic(check.ask(request)).await, Ok(Ok(()))) {
-                return false;
-            }
-        }
-        true
     }
+    true
 }

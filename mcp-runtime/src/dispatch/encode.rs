@@ -1,7 +1,7 @@
 //! The last stage, encode: a result or an error into its JSON-RPC envelope ([`Response`]).
 
 use crate::error::{Framing, McpError, Refusal};
-use crate::protocol::{CallToolResult, JsonRpcErrorResponse, RequestId};
+use crate::protocol::{CallToolResult, Content, JsonRpcErrorResponse, RequestId, ResultType};
 use bytes::Bytes;
 use serde::Serialize;
 
@@ -84,7 +84,7 @@ impl Response {
 
     /// A `tools/call` result: marked as a tool error when it says `isError: true`.
     pub(crate) fn tool_result(id: &RequestId, result: &CallToolResult) -> Response {
-        let mut response = Response::result(id, result);
+        let mut response = Response::result_written(id, 512, |buf| write_tool_result(buf, result));
         if result.is_error == Some(true) && !response.is_error() {
             response.kind = Kind::Result(Outcome::ToolError);
         }
@@ -195,6 +195,50 @@ impl Response {
     }
 }
 
+/// `r`'s JSON, the bytes its derived `Serialize` writes (a test compares them), with the keys
+/// written as constants and a text block without annotations or `_meta` written directly: the
+/// derived code goes through a map serializer for every block (its `type` tag) and escapes
+/// every key.
+fn write_tool_result(buf: &mut Vec<u8>, r: &CallToolResult) -> serde_json::Result<()> {
+    match &r.result_type {
+        ResultType::Complete => buf.extend_from_slice(br#"{"resultType":"complete""#),
+        other => {
+            buf.extend_from_slice(br#"{"resultType":"#);
+            serde_json::to_writer(&mut *buf, other)?;
+        }
+    }
+    buf.extend_from_slice(br#","content":["#);
+    for (i, block) in r.content.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        match block {
+            Content::Text(t) if t.annotations.is_none() && t.meta.is_none() => {
+                buf.extend_from_slice(br#"{"type":"text","text":"#);
+                serde_json::to_writer(&mut *buf, &t.text)?;
+                buf.push(b'}');
+            }
+            other => serde_json::to_writer(&mut *buf, other)?,
+        }
+    }
+    buf.push(b']');
+    if let Some(structured) = &r.structured_content {
+        buf.extend_from_slice(br#","structuredContent":"#);
+        serde_json::to_writer(&mut *buf, structured)?;
+    }
+    match r.is_error {
+        None => {}
+        Some(true) => buf.extend_from_slice(br#","isError":true"#),
+        Some(false) => buf.extend_from_slice(br#","isError":false"#),
+    }
+    if let Some(meta) = &r.meta {
+        buf.extend_from_slice(br#","_meta":"#);
+        serde_json::to_writer(&mut *buf, meta)?;
+    }
+    buf.push(b'}');
+    Ok(())
+}
+
 fn error_body(id: Option<&RequestId>, error: &McpError) -> Bytes {
     let envelope = JsonRpcErrorResponse::new(id.cloned(), error.to_error_object());
     match serde_json::to_vec(&envelope) {
@@ -223,6 +267,57 @@ impl Rejection {
             body: error_body(self.id.as_ref(), &self.error),
             kind: Kind::Rejection(self.error.code()),
             framing: self.error.framing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_tool_result;
+    use crate::protocol::{
+        Annotations, CallToolResult, Content, ResultMeta, ResultType, TextContent,
+    };
+    use serde_json::json;
+
+    #[test]
+    fn the_written_tool_result_is_the_serialized_one() {
+        let annotated = Content::Text(TextContent {
+            text: "noted".into(),
+            annotations: Some(Annotations {
+                priority: Some(1.into()),
+                ..Annotations::default()
+            }),
+            meta: None,
+        });
+        let with_meta = Content::Text(TextContent {
+            text: "tagged".into(),
+            annotations: None,
+            meta: Some(json!({"k": "v"}).as_object().cloned().unwrap()),
+        });
+        let mut full = CallToolResult::new(vec![
+            Content::text("a \"quoted\" line\n\u{1} é 😀"),
+            annotated,
+            with_meta,
+            Content::image("aGk=", "image/png"),
+            Content::text(""),
+        ]);
+        full.structured_content = Some(json!({"sum": 3, "list": [1, null, "x"]}));
+        full.meta = Some(ResultMeta::default());
+        let mut null_structured = CallToolResult::new(Vec::new());
+        null_structured.structured_content = Some(serde_json::Value::Null);
+        null_structured.is_error = None;
+        let mut other = CallToolResult::error("failed");
+        other.result_type = ResultType::Other("custom".into());
+        let mut input = CallToolResult::new(vec![Content::text("3")]);
+        input.result_type = ResultType::InputRequired;
+        let plain = CallToolResult::new(vec![Content::text("3")]);
+        for r in [full, null_structured, other, input, plain] {
+            let mut buf = Vec::new();
+            write_tool_result(&mut buf, &r).unwrap();
+            assert_eq!(
+                String::from_utf8(buf).unwrap(),
+                serde_json::to_string(&r).unwrap()
+            );
         }
     }
 }

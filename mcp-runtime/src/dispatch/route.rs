@@ -1,21 +1,28 @@
-//! Stage 3, route: the request context, then the method's family. The family prepares the
-//! request (finds its primitive, checks and owns its input), the layers run around the handler,
-//! and the handler starts. Everything up to the handler's first poll runs synchronously here
-//! when no layer is added; what is left is one small future, polled by the [`Call`].
+//! Stage 3, route: the request context, then the method's family, named here at each call
+//! site (`families::*::prepare`, then `invoke`). The family prepares the request (finds its
+//! primitive, checks and owns its input), the layers run around the handler, and the handler
+//! starts. Everything up to the handler's first poll runs synchronously here when no layer is
+//! added (`tools/call`, `resources/read` and `prompts/get` prepare and invoke in one step);
+//! what is left is one small future, polled by the [`Call`]. Families return here; they never
+//! call back into this module.
 
 use super::call::{Call, Pending};
+use super::dispatcher::{Dispatcher, Ingress, TransportChecks};
 use super::encode::Response;
+use super::families::{complete, listen, lists, prompts, resources, tasks, tools};
 use super::layer::{LayerResult, McpRequest, Next, RequestParts};
 use super::metrics::Labels;
 use super::observe::Observation;
 use super::trace;
+use super::validate::Validated;
 use super::work::{Prepared, Work};
-use super::{Dispatcher, Ingress};
-use crate::context::{
-    Caller, ContextInner, Notifier, RequestContext, RequestTrace, notification_queue,
-};
+use crate::config::Config;
+use crate::context::{Notifier, RequestContext, RequestTrace, notification_queue};
 use crate::error::McpError;
-use crate::protocol::{ClientParams, ClientRequest, LoggingLevel, Method, RequestId, RequestMeta};
+use crate::protocol::{
+    CallToolRequestParams, ClientParams, ClientRequest, GetPromptRequestParams, LoggingLevel,
+    Method, ReadResourceRequestParams, RequestId,
+};
 use crate::registry::Registry;
 use std::future::Future;
 use std::sync::Arc;
@@ -23,338 +30,345 @@ use std::task::Poll;
 use std::time::Instant;
 use tracing::Instrument;
 
-impl Dispatcher {
-    /// Serves a validated request (read at `read_at` when metrics are on).
-    pub(super) fn route(
-        self: &Arc<Self>,
-        request: ClientRequest<'_>,
-        method: Method,
-        reg: &Arc<Registry>,
-        ingress: Ingress<'_>,
-        read_at: Option<Instant>,
-    ) -> Call {
-        let cfg = &self.config;
-        let span = match &request.meta {
-            Some(meta) => trace::request_span(
-                &request,
-                method,
-                meta,
-                ingress.transport,
-                cfg.trace_payloads,
-            ),
-            None => tracing::Span::none(),
-        };
-        let trace = RequestTrace::new(&span);
-        let mut observe = match trace.is_some() || cfg.metrics {
-            true => self.observe(&span, method, ingress.transport, read_at),
-            false => None,
-        };
-        let _entered = span.enter();
-        // Layers run only when one of them wants this request; they see the name as sent.
-        let sent_name = match self.layers.is_empty() {
-            true => None,
-            false => self.wanted_by_layers(method, request.primitive_name()),
-        };
-        let ClientRequest { id, meta, params } = request;
-        let payloads = cfg.trace_payloads;
-        let early = |e: McpError, observe: Option<Box<Observation>>| {
+/// Serves a [`Validated`] request (read at `read_at` when metrics are on).
+pub(super) fn route(
+    d: &Arc<Dispatcher>,
+    request: ClientRequest<'_>,
+    validated: Validated,
+    reg: &Arc<Registry>,
+    ingress: Ingress<'_>,
+    read_at: Option<Instant>,
+) -> Call {
+    let method = validated.method();
+    let cfg = &d.config;
+    let span = match &request.meta {
+        Some(meta) => trace::request_span(
+            &request,
+            method,
+            meta,
+            ingress.transport,
+            cfg.trace_payloads,
+        ),
+        None => tracing::Span::none(),
+    };
+    let trace = RequestTrace::new(&span);
+    let mut observe = match trace.is_some() || cfg.metrics {
+        true => observe(d, &span, method, ingress.transport, read_at),
+        false => None,
+    };
+    let _entered = span.enter();
+    // Layers run only when one of them wants this request; they see the name as sent.
+    let sent_name = match d.layers.is_empty() {
+        true => None,
+        false => wanted_by_layers(d, method, request.primitive_name()),
+    };
+    let ClientRequest { id, meta, params } = request;
+    let payloads = cfg.trace_payloads;
+    let early = |e: McpError, observe: Option<Box<Observation>>| {
+        trace::failed(&e, payloads);
+        let response = Response::error(Some(&id), &e);
+        if let Some(observe) = observe {
+            observe.finish(&response, None);
+        }
+        Call::ready(Some(id.clone()), response)
+    };
+    let Some(meta) = meta else {
+        // Validation refused it already.
+        let e = McpError::invalid_params("Invalid params: `params._meta` is missing");
+        return early(e, observe);
+    };
+    let log_level = match meta.log_level.as_deref().map(str::parse::<LoggingLevel>) {
+        None => None,
+        Some(Ok(level)) => Some(level),
+        Some(Err(())) => {
+            let level = meta.log_level.as_deref().unwrap_or_default();
+            let e = McpError::invalid_params(format!(
+                "Invalid params: unknown log level `{level}`; use one of debug, info, notice, warning, error, critical, alert, emergency"
+            ));
+            return early(e, observe);
+        }
+    };
+    // A request can only produce notifications with a progress token, a log level the
+    // server honours, or as a listen stream: create the channel only then.
+    let notifies = method == Method::Listen
+        || meta.progress_token.is_some()
+        || (cfg.logging && log_level.is_some());
+    let (notifier, rx) = if notifies {
+        let (tx, rx) = notification_queue(cfg.limits.notification_queue);
+        (Notifier::new(tx), Some(rx))
+    } else {
+        (Notifier::none(), None)
+    };
+    let mut inner = d.context(
+        id.clone(),
+        method,
+        meta,
+        ingress.caller,
+        ingress.client,
+        notifier,
+    );
+    inner.log_level = log_level;
+    inner.trace = trace;
+    let cx = RequestContext {
+        inner: Arc::new(inner),
+    };
+    let request = cx.inner.clone();
+    let layered = sent_name.is_some().then(|| cx.clone());
+    let timeout = match method {
+        Method::Listen => None,
+        _ => cfg.limits.request_timeout,
+    };
+    if let Some(view_cx) = layered {
+        // With layers: the request is prepared now, its handler runs inside the chain.
+        let prepared = prepare(d, params, cx, reg, ingress.checks);
+        if let (Some(observe), Ok(prepared)) = (&mut observe, &prepared) {
+            name_primitive(observe, prepared);
+        }
+        let view = request_view(d, method, view_cx, sent_name.flatten(), &prepared);
+        let layers = d.layers.clone();
+        let d = d.clone();
+        let chain = Next::chain(layers, move || {
+            Box::pin(async move {
+                let work = invoke(&d, prepared?)?;
+                run(&d, work).await
+            })
+        });
+        let pending = finish(cfg, move || chain.run(view), id.clone(), timeout, &span);
+        return Call::new(id, rx, Some(pending), None, request, observe);
+    }
+    if let Some(observe) = &mut observe {
+        name_registered(observe, &params, reg);
+    }
+    let work = match start(d, params, cx, reg, ingress.checks) {
+        Ok(Work::Ready(response)) => {
+            return Call::new(id, rx, None, Some(response), request, observe);
+        }
+        Err(e) => {
             trace::failed(&e, payloads);
             let response = Response::error(Some(&id), &e);
-            if let Some(observe) = observe {
-                observe.finish(&response, None);
-            }
-            Call::ready(Some(id.clone()), response)
-        };
-        let Some(meta) = meta else {
+            return Call::new(id, rx, None, Some(response), request, observe);
+        }
+        Ok(work) => work,
+    };
+    let pending = match work {
+        // A future of its own (a listen stream, a `tasks/*` method): answered as it is, so
+        // that the call's future is not sized for a tool call's state (a listen stream
+        // held ~1,500 bytes more).
+        Work::Other(fut) => finish(cfg, move || fut, id.clone(), timeout, &span),
+        work => {
+            let d = d.clone();
+            let rest = move || async move { run(&d, work).await };
+            finish(cfg, rest, id.clone(), timeout, &span)
+        }
+    };
+    Call::new(id, rx, Some(pending), None, request, observe)
+}
+
+/// `Some(name as sent)` when a layer wants a request of `method` naming `name`.
+#[inline(never)]
+fn wanted_by_layers(
+    d: &Dispatcher,
+    method: Method,
+    name: Option<&str>,
+) -> Option<Option<Arc<str>>> {
+    let wanted = d.layers.iter().any(|layer| layer.wants(method, name));
+    wanted.then(|| name.map(Arc::from))
+}
+
+/// The observation of a request that is traced or measured.
+#[inline(never)]
+fn observe(
+    d: &Dispatcher,
+    span: &tracing::Span,
+    method: Method,
+    transport: Option<&'static str>,
+    read_at: Option<Instant>,
+) -> Option<Box<Observation>> {
+    let cfg = &d.config;
+    let labels = cfg.metrics.then(|| Labels {
+        method: method.name(),
+        primitive: None,
+        transport,
+    });
+    let record_result = cfg.trace_payloads && method == Method::ToolsCall;
+    Observation::new(span.clone(), read_at, labels, record_result)
+}
+
+/// Starts serving the method without layers: answers what needs no handler, prepares the
+/// request and starts its handler otherwise (the hot families in one step each).
+fn start(
+    d: &Arc<Dispatcher>,
+    params: ClientParams<'_>,
+    cx: RequestContext,
+    reg: &Arc<Registry>,
+    checks: Option<&dyn TransportChecks>,
+) -> Result<Work, McpError> {
+    match params {
+        ClientParams::ToolsCall(p) => start_tool_call(d, reg, p, cx, checks),
+        ClientParams::ResourcesRead(p) => start_read(d, reg, p, cx),
+        ClientParams::PromptsGet(p) => start_prompt(d, reg, p, cx),
+        other => invoke(d, prepare(d, other, cx, reg, checks)?),
+    }
+}
+
+/// Everything of a `tools/call` up to its handler's first poll, synchronously: only the
+/// handler's future and what answering needs are kept for later (a small future to box).
+fn start_tool_call(
+    d: &Arc<Dispatcher>,
+    reg: &Registry,
+    params: CallToolRequestParams<'_>,
+    cx: RequestContext,
+    checks: Option<&dyn TransportChecks>,
+) -> Result<Work, McpError> {
+    // Both halves are inlined here: nothing is moved between them on the way.
+    match tools::prepare(d, reg, params, cx, checks)? {
+        Prepared::Tool(tool) => tools::invoke(d, tool),
+        other => invoke(d, other),
+    }
+}
+
+/// Finds the resource, opens its client input and starts its handler.
+fn start_read(
+    d: &Arc<Dispatcher>,
+    reg: &Registry,
+    params: ReadResourceRequestParams<'_>,
+    cx: RequestContext,
+) -> Result<Work, McpError> {
+    match resources::prepare(d, reg, params, cx)? {
+        Prepared::Read(read) => resources::invoke(d, read),
+        other => invoke(d, other),
+    }
+}
+
+/// Finds and checks the prompt, opens its client input and starts its handler.
+fn start_prompt(
+    d: &Arc<Dispatcher>,
+    reg: &Registry,
+    params: GetPromptRequestParams<'_>,
+    cx: RequestContext,
+) -> Result<Work, McpError> {
+    match prompts::prepare(d, reg, params, cx)? {
+        Prepared::Prompt(prompt) => prompts::invoke(d, prompt),
+        other => invoke(d, other),
+    }
+}
+
+/// Prepares the method in its family: answers what needs no handler, finds the primitive
+/// and checks and owns its input otherwise.
+fn prepare(
+    d: &Arc<Dispatcher>,
+    params: ClientParams<'_>,
+    cx: RequestContext,
+    reg: &Arc<Registry>,
+    checks: Option<&dyn TransportChecks>,
+) -> Result<Prepared, McpError> {
+    Ok(match params {
+        ClientParams::Discover => lists::discover(d, &cx),
+        ClientParams::ToolsList(p) => lists::prepare(d, reg, Method::ToolsList, &cx, p)?,
+        ClientParams::ResourcesList(p) => lists::prepare(d, reg, Method::ResourcesList, &cx, p)?,
+        ClientParams::ResourceTemplatesList(p) => {
+            lists::prepare(d, reg, Method::ResourceTemplatesList, &cx, p)?
+        }
+        ClientParams::PromptsList(p) => lists::prepare(d, reg, Method::PromptsList, &cx, p)?,
+        ClientParams::ToolsCall(p) => tools::prepare(d, reg, p, cx, checks)?,
+        ClientParams::ResourcesRead(p) => resources::prepare(d, reg, p, cx)?,
+        ClientParams::PromptsGet(p) => prompts::prepare(d, reg, p, cx)?,
+        ClientParams::Complete(p) => complete::prepare(d, reg, p, cx)?,
+        ClientParams::Listen(p) => listen::prepare(p, cx),
+        ClientParams::TasksGet(p) => tasks::prepare(d, Method::TasksGet, p.task_id, None, cx)?,
+        ClientParams::TasksCancel(p) => {
+            tasks::prepare(d, Method::TasksCancel, p.task_id, None, cx)?
+        }
+        ClientParams::TasksUpdate(p) => {
+            let answers = tasks::read_answers(&p);
+            tasks::prepare(d, Method::TasksUpdate, p.task_id, Some(answers), cx)?
+        }
+        ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
+        ClientParams::Unknown { method, .. } => {
             // Validation refused it already.
-            let e = McpError::invalid_params("Invalid params: `params._meta` is missing");
-            return early(e, observe);
-        };
-        let log_level = match meta.log_level.as_deref().map(str::parse::<LoggingLevel>) {
-            None => None,
-            Some(Ok(level)) => Some(level),
-            Some(Err(())) => {
-                let level = meta.log_level.as_deref().unwrap_or_default();
-                let e = McpError::invalid_params(format!(
-                    "Invalid params: unknown log level `{level}`; use one of debug, info, notice, warning, error, critical, alert, emergency"
-                ));
-                return early(e, observe);
-            }
-        };
-        // A request can only produce notifications with a progress token, a log level the
-        // server honours, or as a listen stream: create the channel only then.
-        let notifies = method == Method::Listen
-            || meta.progress_token.is_some()
-            || (cfg.logging && log_level.is_some());
-        let (notifier, rx) = if notifies {
-            let (tx, rx) = notification_queue(cfg.limits.notification_queue);
-            (Notifier::new(tx), Some(rx))
-        } else {
-            (Notifier::none(), None)
-        };
-        let mut inner = self.context(
-            id.clone(),
-            method,
-            meta,
-            ingress.caller,
-            ingress.client,
-            notifier,
-        );
-        inner.log_level = log_level;
-        inner.trace = trace;
-        let cx = RequestContext {
-            inner: Arc::new(inner),
-        };
-        let request = cx.inner.clone();
-        let layered = sent_name.is_some().then(|| cx.clone());
-        let timeout = match method {
-            Method::Listen => None,
-            _ => cfg.limits.request_timeout,
-        };
-        if let Some(view_cx) = layered {
-            // With layers: the request is prepared now, its handler runs inside the chain.
-            let prepared = self.prepare(params, cx, reg, ingress.checks);
-            if let (Some(observe), Ok(prepared)) = (&mut observe, &prepared) {
-                name_primitive(observe, prepared);
-            }
-            let view = self.request_view(method, view_cx, sent_name.flatten(), &prepared);
-            let d = self.clone();
-            let chain = Next::chain(self.layers.clone(), move || {
-                Box::pin(async move {
-                    let work = d.invoke(prepared?)?;
-                    d.run(work).await
-                })
-            });
-            let pending = self.finish(move || chain.run(view), id.clone(), timeout, &span);
-            return Call::new(id, rx, Some(pending), None, request, observe);
+            return Err(McpError::method_not_found(&method));
         }
-        if let Some(observe) = &mut observe {
-            name_registered(observe, &params, reg);
+    })
+}
+
+/// Starts the handler of a prepared request in its family (its first poll, for a tool).
+fn invoke(d: &Arc<Dispatcher>, prepared: Prepared) -> Result<Work, McpError> {
+    Ok(match prepared {
+        Prepared::Ready(response) => Work::Ready(response),
+        Prepared::Tool(p) => tools::invoke(d, p)?,
+        Prepared::Read(p) => resources::invoke(d, p)?,
+        Prepared::Prompt(p) => prompts::invoke(d, p)?,
+        Prepared::Complete(p) => complete::invoke(d, *p),
+        Prepared::Listen(listen) => {
+            let (params, cx) = *listen;
+            listen::invoke(d, params, cx)?
         }
-        let work = match self.start(params, cx, reg, ingress.checks) {
-            Ok(Work::Ready(response)) => {
-                return Call::new(id, rx, None, Some(response), request, observe);
-            }
-            Err(e) => {
-                trace::failed(&e, payloads);
-                let response = Response::error(Some(&id), &e);
-                return Call::new(id, rx, None, Some(response), request, observe);
-            }
-            Ok(work) => work,
-        };
-        let pending = match work {
-            // A future of its own (a listen stream, a `tasks/*` method): answered as it is, so
-            // that the call's future is not sized for a tool call's state (a listen stream
-            // held ~1,500 bytes more).
-            Work::Other(fut) => self.finish(move || fut, id.clone(), timeout, &span),
-            work => {
-                let d = self.clone();
-                let run = move || async move { d.run(work).await };
-                self.finish(run, id.clone(), timeout, &span)
-            }
-        };
-        Call::new(id, rx, Some(pending), None, request, observe)
-    }
-
-    /// The context of one request (what a handler may ask of it), before its input is opened;
-    /// no log level and no spans unless the caller sets them.
-    #[inline(always)]
-    pub(super) fn context(
-        &self,
-        id: RequestId,
-        method: Method,
-        meta: Box<RequestMeta>,
-        caller: Option<Arc<Caller>>,
-        client: Option<std::net::IpAddr>,
-        notifier: Notifier,
-    ) -> ContextInner {
-        ContextInner {
-            id,
-            method: method.name(),
-            meta,
-            log_level: None,
-            notifier,
-            cancel: std::sync::OnceLock::new(),
-            abandoned: std::sync::atomic::AtomicBool::new(false),
-            state: self.state.clone(),
-            caller,
-            client,
-            server_info: self.config.info.clone(),
-            logging_enabled: self.config.logging,
-            input: std::sync::OnceLock::new(),
-            progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
-            trace: None,
-            task_status: std::sync::OnceLock::new(),
-            inputs_asked: std::sync::atomic::AtomicBool::new(false),
-            stream_cut: tokio::sync::Notify::new(),
+        Prepared::Pending(fut) => Work::Other(fut),
+        Prepared::Checked(checked) => {
+            let (checking, prepared) = *checked;
+            let d = d.clone();
+            Work::Other(Box::pin(async move {
+                checking.await?;
+                let work = invoke(&d, prepared)?;
+                run(&d, work).await
+            }))
         }
-    }
+    })
+}
 
-    /// `Some(name as sent)` when a layer wants a request of `method` naming `name`.
-    #[inline(never)]
-    fn wanted_by_layers(&self, method: Method, name: Option<&str>) -> Option<Option<Arc<str>>> {
-        let wanted = self.layers.iter().any(|layer| layer.wants(method, name));
-        wanted.then(|| name.map(Arc::from))
-    }
+/// What the layers see of a request.
+fn request_view(
+    d: &Dispatcher,
+    method: Method,
+    context: RequestContext,
+    name: Option<Arc<str>>,
+    prepared: &Result<Prepared, McpError>,
+) -> McpRequest {
+    let (tool, arguments, has_handler) = match prepared {
+        Ok(Prepared::Tool(p)) => (Some(p.entry.clone()), Some(p.call.arguments.clone()), true),
+        Ok(Prepared::Ready(_)) | Err(_) => (None, None, false),
+        Ok(_) => (None, None, true),
+    };
+    McpRequest::new(RequestParts {
+        method,
+        context,
+        name,
+        tool,
+        arguments,
+        has_handler,
+        result_meta: d.result_meta(),
+    })
+}
 
-    /// The observation of a request that is traced or measured.
-    #[inline(never)]
-    fn observe(
-        &self,
-        span: &tracing::Span,
-        method: Method,
-        transport: Option<&'static str>,
-        read_at: Option<Instant>,
-    ) -> Option<Box<Observation>> {
-        let cfg = &self.config;
-        let labels = cfg.metrics.then(|| Labels {
-            method: method.name(),
-            primitive: None,
-            transport,
-        });
-        let record_result = cfg.trace_payloads && method == Method::ToolsCall;
-        Observation::new(span.clone(), read_at, labels, record_result)
+/// The rest of started work, as the call's future: the handler (and the layers around
+/// it), then its answer; a time limit when one is set; inside the request's span.
+fn finish<M, F>(
+    cfg: &Config,
+    work: M,
+    id: RequestId,
+    timeout: Option<std::time::Duration>,
+    span: &tracing::Span,
+) -> Pending
+where
+    M: FnOnce() -> F + Send + 'static,
+    F: Future<Output = LayerResult> + Send + 'static,
+{
+    let deadline = timeout.map(|limit| (tokio::time::Instant::now() + limit, limit));
+    let payloads = cfg.trace_payloads;
+    // The work's future is made inside the boxed one (moving a made future copies all of it).
+    if span.is_disabled() {
+        Box::pin(answer(work, id, deadline, payloads))
+    } else {
+        Box::pin(answer(work, id, deadline, payloads).instrument(span.clone()))
     }
+}
 
-    /// Starts serving the method without layers: answers what needs no handler, prepares the
-    /// request and starts its handler otherwise (the hot families in one step each).
-    fn start(
-        self: &Arc<Self>,
-        params: ClientParams<'_>,
-        cx: RequestContext,
-        reg: &Arc<Registry>,
-        checks: Option<&dyn super::TransportChecks>,
-    ) -> Result<Work, McpError> {
-        match params {
-            ClientParams::ToolsCall(p) => self.start_tool_call(reg, p, cx, checks),
-            ClientParams::ResourcesRead(p) => self.start_read(reg, p, cx),
-            ClientParams::PromptsGet(p) => self.start_prompt(reg, p, cx),
-            other => self.invoke(self.prepare(other, cx, reg, checks)?),
-        }
-    }
-
-    /// Prepares the method: answers what needs no handler, finds the primitive and checks and
-    /// owns its input otherwise.
-    fn prepare(
-        self: &Arc<Self>,
-        params: ClientParams<'_>,
-        cx: RequestContext,
-        reg: &Arc<Registry>,
-        checks: Option<&dyn super::TransportChecks>,
-    ) -> Result<Prepared, McpError> {
-        let id = cx.request_id();
-        Ok(match params {
-            ClientParams::Discover => {
-                Prepared::Ready(Response::result(id, &self.discover_result()))
-            }
-            ClientParams::ToolsList(p) => self.list(reg, Method::ToolsList, &cx, p)?,
-            ClientParams::ResourcesList(p) => self.list(reg, Method::ResourcesList, &cx, p)?,
-            ClientParams::ResourceTemplatesList(p) => {
-                self.list(reg, Method::ResourceTemplatesList, &cx, p)?
-            }
-            ClientParams::PromptsList(p) => self.list(reg, Method::PromptsList, &cx, p)?,
-            ClientParams::ToolsCall(p) => self.prepare_tool_call(reg, p, cx, checks)?,
-            ClientParams::ResourcesRead(p) => self.prepare_read(reg, p, cx)?,
-            ClientParams::PromptsGet(p) => self.prepare_prompt(reg, p, cx)?,
-            ClientParams::Complete(p) => self.prepare_complete(reg, p, cx)?,
-            ClientParams::Listen(p) => Prepared::Listen(Box::new((p, cx))),
-            ClientParams::TasksGet(p) => {
-                self.prepare_task_method(Method::TasksGet, p.task_id, None, cx)?
-            }
-            ClientParams::TasksCancel(p) => {
-                self.prepare_task_method(Method::TasksCancel, p.task_id, None, cx)?
-            }
-            ClientParams::TasksUpdate(p) => {
-                let answers = super::tasks::read_answers(&p);
-                self.prepare_task_method(Method::TasksUpdate, p.task_id, Some(answers), cx)?
-            }
-            ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
-            ClientParams::Unknown { method, .. } => {
-                // Validation refused it already.
-                return Err(McpError::method_not_found(&method));
-            }
-        })
-    }
-
-    /// Starts the handler of a prepared request (its first poll, for a tool).
-    pub(super) fn invoke(self: &Arc<Self>, prepared: Prepared) -> Result<Work, McpError> {
-        Ok(match prepared {
-            Prepared::Ready(response) => Work::Ready(response),
-            Prepared::Tool(p) => self.invoke_tool(p)?,
-            Prepared::Read(p) => self.invoke_read(p)?,
-            Prepared::Prompt(p) => self.invoke_prompt(p)?,
-            Prepared::Complete(p) => self.invoke_complete(*p),
-            Prepared::Listen(listen) => {
-                let (params, cx) = *listen;
-                self.start_listen(params, cx)?
-            }
-            Prepared::Pending(fut) => Work::Other(fut),
-            Prepared::Checked(checked) => {
-                let (checking, prepared) = *checked;
-                let d = self.clone();
-                Work::Other(Box::pin(async move {
-                    checking.await?;
-                    let work = d.invoke(prepared)?;
-                    d.run(work).await
-                }))
-            }
-        })
-    }
-
-    /// What the layers see of a request.
-    fn request_view(
-        &self,
-        method: Method,
-        context: RequestContext,
-        name: Option<Arc<str>>,
-        prepared: &Result<Prepared, McpError>,
-    ) -> McpRequest {
-        let (tool, arguments, has_handler) = match prepared {
-            Ok(Prepared::Tool(p)) => (Some(p.entry.clone()), Some(p.call.arguments.clone()), true),
-            Ok(Prepared::Ready(_)) | Err(_) => (None, None, false),
-            Ok(_) => (None, None, true),
-        };
-        McpRequest::new(RequestParts {
-            method,
-            context,
-            name,
-            tool,
-            arguments,
-            has_handler,
-            result_meta: self.result_meta(),
-        })
-    }
-
-    /// The rest of started work, as the call's future: the handler (and the layers around
-    /// it), then its answer; a time limit when one is set; inside the request's span.
-    fn finish<M, F>(
-        &self,
-        work: M,
-        id: RequestId,
-        timeout: Option<std::time::Duration>,
-        span: &tracing::Span,
-    ) -> Pending
-    where
-        M: FnOnce() -> F + Send + 'static,
-        F: Future<Output = LayerResult> + Send + 'static,
-    {
-        let deadline = timeout.map(|limit| (tokio::time::Instant::now() + limit, limit));
-        let payloads = self.config.trace_payloads;
-        // The work's future is made inside the boxed one (moving a made future copies all of it).
-        if span.is_disabled() {
-            Box::pin(answer(work, id, deadline, payloads))
-        } else {
-            Box::pin(answer(work, id, deadline, payloads).instrument(span.clone()))
-        }
-    }
-
-    /// Runs started work to its response.
-    async fn run(&self, work: Work) -> LayerResult {
-        match work {
-            Work::Ready(response) => Ok(response),
-            Work::Tool(started) => self.await_tool(started).await,
-            Work::Other(fut) => fut.await,
-        }
+/// Runs started work to its response.
+async fn run(d: &Dispatcher, work: Work) -> LayerResult {
+    match work {
+        Work::Ready(response) => Ok(response),
+        Work::Tool(started) => tools::wait(d, started).await,
+        Work::Other(fut) => fut.await,
     }
 }
 

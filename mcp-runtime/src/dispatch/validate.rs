@@ -1,25 +1,45 @@
 //! Stage 2, validate: the checks every request passes before its method runs, in the order the
 //! spec and the conformance suite expect. A failure is a rejection (HTTP answers it with 400, or
-//! 404 for an unknown method).
+//! 404 for an unknown method); a pass is a [`Validated`] request, what `route` takes.
+//!
+//! It reads the server's configuration and registry only: it imports no other stage.
 
-use super::{Dispatcher, TransportChecks};
+use super::dispatcher::TransportChecks;
+use crate::config::Config;
 use crate::error::McpError;
 use crate::protocol::{ClientRequest, LATEST_PROTOCOL_VERSION, Method, codes};
 use crate::registry::Registry;
 
-/// Runs the checks; the request's method when it passes them.
-pub(crate) fn validate(
-    d: &Dispatcher,
+/// A request that passed validation: its method exists in this revision and is advertised.
+/// Only [`validate`] makes one (its field is private), and `route` serves only what it is given
+/// one for.
+#[derive(Debug)]
+pub(super) struct Validated {
+    method: Method,
+}
+
+impl Validated {
+    /// The request's method, known and advertised.
+    #[inline(always)]
+    pub(super) fn method(&self) -> Method {
+        self.method
+    }
+}
+
+/// Runs the checks; the [`Validated`] request when it passes them.
+pub(super) fn validate(
+    cfg: &Config,
     reg: &Registry,
     request: &ClientRequest<'_>,
     transport: Option<&dyn TransportChecks>,
-) -> Result<Method, McpError> {
+) -> Result<Validated, McpError> {
     meta(request)?;
     if let Some(transport) = transport {
         transport.check_request(request)?;
     }
-    version(d, request)?;
-    method(d, reg, request)
+    version(cfg, request)?;
+    let method = method(cfg, reg, request)?;
+    Ok(Validated { method })
 }
 
 /// The required `_meta` fields (`-32602`).
@@ -48,9 +68,9 @@ fn meta(request: &ClientRequest<'_>) -> Result<(), McpError> {
 }
 
 /// The protocol version is one this server accepts (`-32022` with the supported ones).
-fn version(d: &Dispatcher, request: &ClientRequest<'_>) -> Result<(), McpError> {
+fn version(cfg: &Config, request: &ClientRequest<'_>) -> Result<(), McpError> {
     let requested = request_version(request);
-    let supported = &d.config.supported_versions;
+    let supported = &cfg.supported_versions;
     if supported.iter().any(|v| v == requested) {
         return Ok(());
     }
@@ -76,9 +96,9 @@ fn request_version<'r>(request: &'r ClientRequest<'_>) -> &'r str {
 }
 
 /// The method exists in this revision and its capability is advertised (`-32601`).
-fn method(d: &Dispatcher, reg: &Registry, request: &ClientRequest<'_>) -> Result<Method, McpError> {
+fn method(cfg: &Config, reg: &Registry, request: &ClientRequest<'_>) -> Result<Method, McpError> {
     match request.method() {
-        Ok(m) if advertised(d, reg, m) => Ok(m),
+        Ok(m) if advertised(cfg, reg, m) => Ok(m),
         Ok(m) => Err(McpError::new(
             codes::METHOD_NOT_FOUND,
             format!(
@@ -86,7 +106,7 @@ fn method(d: &Dispatcher, reg: &Registry, request: &ClientRequest<'_>) -> Result
             ),
         )),
         Err(name) if Method::is_removed(name) => {
-            let supported = &d.config.supported_versions;
+            let supported = &cfg.supported_versions;
             Err(McpError::new(
                 codes::METHOD_NOT_FOUND,
                 format!(
@@ -102,8 +122,8 @@ fn method(d: &Dispatcher, reg: &Registry, request: &ClientRequest<'_>) -> Result
 }
 
 /// Whether the capability `method` belongs to is advertised. Mirrors
-/// [`Dispatcher::capabilities`] without building it (no allocation on the request path).
-fn advertised(d: &Dispatcher, reg: &Registry, method: Method) -> bool {
+/// `Dispatcher::capabilities` without building it (no allocation on the request path).
+fn advertised(cfg: &Config, reg: &Registry, method: Method) -> bool {
     match method {
         Method::Discover => true,
         Method::ToolsList | Method::ToolsCall => !reg.tools.is_empty(),
@@ -112,7 +132,7 @@ fn advertised(d: &Dispatcher, reg: &Registry, method: Method) -> bool {
         }
         Method::PromptsList | Method::PromptsGet => !reg.prompts.is_empty(),
         Method::Complete => reg.has_completions(),
-        Method::Listen => d.config.list_changed || d.config.resource_subscribe || reg.has_tasks(),
+        Method::Listen => cfg.list_changed || cfg.resource_subscribe || reg.has_tasks(),
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => reg.has_tasks(),
     }
 }

@@ -1,8 +1,10 @@
-//! Client input of multi-round requests, per request: this round's `inputResponses` and the
-//! opened `requestState` go into the context before the handler runs; an `input_required`
-//! answer goes out with a fresh state.
+//! The MRTR round of one request: this round's `inputResponses` and the opened `requestState`
+//! go into the context before the handler runs ([`open`]); an `input_required` answer goes out
+//! with a fresh state ([`input_required`]). Shared by the families whose handlers may ask the
+//! client for input (tools, resources, prompts, tasks). (The handler's side of a round, the
+//! questions it asks and the answers it reads, is `crate::mrtr`.)
 
-use super::Dispatcher;
+use super::dispatcher::Dispatcher;
 use super::encode::Response;
 use crate::context::RequestContext;
 use crate::error::McpError;
@@ -22,70 +24,67 @@ pub(super) struct Round<'a> {
     pub(super) state: Option<String>,
 }
 
-impl Dispatcher {
-    /// Decodes `inputResponses` and opens `requestState` (bound to this request) for handlers;
-    /// inside the round's span when the request brings either and is traced.
-    pub(super) fn prepare_input(
-        &self,
-        cx: &RequestContext,
-        round: Round<'_>,
-    ) -> Result<(), McpError> {
-        let carries_input = round.responses.is_some() || round.state.is_some();
-        let round_span = match carries_input {
-            true => cx.inner.round_span(),
-            false => None,
-        };
-        let Some(span) = round_span else {
-            return self.open_input(cx, round);
-        };
-        let opened = span.in_scope(|| self.open_input(cx, round));
-        if let Some(input) = cx.inner.input.get() {
-            span.record("mcp.mrtr.answers", input.responses.len());
-            span.record("mcp.mrtr.round", input.round());
-        }
-        opened
+/// Decodes `inputResponses` and opens `requestState` (bound to this request) for handlers;
+/// inside the round's span when the request brings either and is traced.
+pub(super) fn open(d: &Dispatcher, cx: &RequestContext, round: Round<'_>) -> Result<(), McpError> {
+    let carries_input = round.responses.is_some() || round.state.is_some();
+    let round_span = match carries_input {
+        true => cx.inner.round_span(),
+        false => None,
+    };
+    let Some(span) = round_span else {
+        return open_input(d, cx, round);
+    };
+    let opened = span.in_scope(|| open_input(d, cx, round));
+    if let Some(input) = cx.inner.input.get() {
+        span.record("mcp.mrtr.answers", input.responses.len());
+        span.record("mcp.mrtr.round", input.round());
     }
+    opened
+}
 
-    #[inline(always)]
-    fn open_input(&self, cx: &RequestContext, round: Round<'_>) -> Result<(), McpError> {
-        let responses = Responses::read(round.responses);
-        let method = round.method.name();
-        let caller = cx.caller().map(|c| c.binding_key());
-        let (binding, previous) = match round.state {
-            None => (
-                LazyBinding::later(method, round.name, round.arguments, caller),
-                None,
-            ),
-            Some(token) => {
-                let caller = caller.as_deref();
-                let mut binding =
-                    Binding::as_sent(method, round.name.clone(), &round.arguments, caller);
-                let previous = self
-                    .sealer
-                    .open(&token, &mut binding, &round.arguments)
-                    .inspect_err(refused)?;
-                (LazyBinding::ready(binding), Some(previous))
-            }
-        };
-        let _ = cx.inner.input.set(InputData {
-            responses,
-            previous,
-            binding,
-            sealer: self.sealer.clone(),
-        });
-        Ok(())
-    }
-
-    /// An `input_required` answer.
-    pub(super) fn input_required(&self, id: &RequestId, mut r: InputRequiredResult) -> Response {
-        r.result_type = ResultType::InputRequired;
-        if r.meta.is_none() {
-            r.meta = self.result_meta();
+#[inline(always)]
+fn open_input(d: &Dispatcher, cx: &RequestContext, round: Round<'_>) -> Result<(), McpError> {
+    let responses = Responses::read(round.responses);
+    let method = round.method.name();
+    let caller = cx.caller().map(|c| c.binding_key());
+    let (binding, previous) = match round.state {
+        None => (
+            LazyBinding::later(method, round.name, round.arguments, caller),
+            None,
+        ),
+        Some(token) => {
+            let caller = caller.as_deref();
+            let mut binding =
+                Binding::as_sent(method, round.name.clone(), &round.arguments, caller);
+            let previous = d
+                .sealer
+                .open(&token, &mut binding, &round.arguments)
+                .inspect_err(refused)?;
+            (LazyBinding::ready(binding), Some(previous))
         }
-        // Input requests and a sealed state: usually most of a kilobyte.
-        Response::result_written(id, 1000, |buf| write_input_required(buf, &r))
-            .marked_input_required()
+    };
+    let _ = cx.inner.input.set(InputData {
+        responses,
+        previous,
+        binding,
+        sealer: d.sealer.clone(),
+    });
+    Ok(())
+}
+
+/// An `input_required` answer.
+pub(super) fn input_required(
+    d: &Dispatcher,
+    id: &RequestId,
+    mut r: InputRequiredResult,
+) -> Response {
+    r.result_type = ResultType::InputRequired;
+    if r.meta.is_none() {
+        r.meta = d.result_meta();
     }
+    // Input requests and a sealed state: usually most of a kilobyte.
+    Response::result_written(id, 1000, |buf| write_input_required(buf, &r)).marked_input_required()
 }
 
 /// `r`'s JSON, the bytes its derived `Serialize` writes (a test compares them), with the keys

@@ -1,0 +1,202 @@
+//! The types every stage and family shares: the [`Dispatcher`] (a running server as the pipeline
+//! sees it), what a transport brings with a message ([`Ingress`], [`TransportChecks`]), and the
+//! few things asked of the server as a whole: its registry snapshot, its capabilities, the
+//! `_meta` of its results, a request's context, and whether a caller may read a resource.
+//!
+//! Stages and families import this module; it imports none of them (only `authorize`,
+//! `decode`, `layer` and `slots`, which import nothing of dispatch but each other's types).
+
+use super::authorize;
+use super::decode;
+use super::layer::Layers;
+use super::slots::Slots;
+use crate::bus::ChangeBus;
+use crate::config::Config;
+use crate::context::{Caller, ContextInner, Notifier, StateMap};
+use crate::error::McpError;
+use crate::protocol::meta::InfoJson;
+use crate::protocol::{
+    ClientMessage, ClientRequest, DiscoverResult, ListCapability, Method, RequestId, RequestMeta,
+    ResourcesCapability, ResultMeta, ResultType, ServerCapabilities, TASKS_EXTENSION,
+};
+use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
+use crate::seal::Sealer;
+use crate::tasks::TaskStore;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// A running server as the pipeline sees it: configuration, what is registered, application
+/// state, the change bus and the `requestState` sealer. Shared by every transport and request.
+pub(crate) struct Dispatcher {
+    pub(crate) config: Config,
+    pub(crate) catalog: Catalog,
+    pub(crate) state: Arc<StateMap>,
+    pub(crate) changes: Arc<dyn ChangeBus>,
+    /// Where tasks are kept (the tasks extension).
+    pub(crate) tasks: Arc<dyn TaskStore>,
+    /// Fires on shutdown: every `subscriptions/listen` stream ends with its final result.
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) sealer: Arc<Sealer>,
+    /// The server-wide authorization check, asked after each primitive's own.
+    pub(crate) policy: Option<AccessCheck>,
+    /// Requests served at once ([`Limits::concurrent_requests`](crate::Limits)).
+    pub(crate) requests: Arc<Slots>,
+    /// Listen streams open at once.
+    pub(crate) listens: Arc<Slots>,
+    /// Tasks running at once (a finished task holds none).
+    pub(crate) running_tasks: Arc<Slots>,
+    /// `serverInfo` serialized once (it goes into every result).
+    pub(crate) info_json: Option<InfoJson>,
+    /// The layers around every call, outermost first.
+    pub(crate) layers: Layers,
+}
+
+/// What a transport knows of a message beyond its bytes.
+#[derive(Default)]
+pub(crate) struct Ingress<'a> {
+    /// Who sent it, when the transport authenticated the sender.
+    pub(crate) caller: Option<Arc<Caller>>,
+    /// The transport's own checks (HTTP: the headers that mirror the body).
+    pub(crate) checks: Option<&'a dyn TransportChecks>,
+    /// `network.transport` of the semantic conventions: `tcp` (HTTP), `pipe` (stdio).
+    pub(crate) transport: Option<&'static str>,
+    /// The address of the client that sent it, when the transport knows it: an anonymous
+    /// caller's share of the server's pools is counted by it.
+    pub(crate) client: Option<std::net::IpAddr>,
+}
+
+/// Checks of what a transport carries beside the message: the HTTP headers that mirror the body.
+/// Each runs at its place in the pipeline.
+pub(crate) trait TransportChecks {
+    /// Once `_meta` is known to be there, before the version and the method are checked.
+    fn check_request(&self, request: &ClientRequest<'_>) -> Result<(), McpError>;
+    /// For a `tools/call` of a tool that mirrors arguments into headers, once the tool is found
+    /// and its arguments are an object, before they are validated.
+    fn check_arguments(
+        &self,
+        declared: &[ParamHeader],
+        arguments: &Map<String, Value>,
+    ) -> Result<(), McpError>;
+}
+
+impl Dispatcher {
+    /// The registry snapshot requests are served from now.
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        self.catalog.snapshot()
+    }
+
+    /// The capabilities advertised right now (derived from what is registered).
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let reg = self.registry();
+        let cfg = &self.config;
+        let list = |present: bool| {
+            present.then(|| ListCapability {
+                list_changed: cfg.list_changed.then_some(true),
+            })
+        };
+        let mut caps = ServerCapabilities {
+            tools: list(!reg.tools.is_empty()),
+            prompts: list(!reg.prompts.is_empty()),
+            resources: (!reg.resources.is_empty() || !reg.templates.is_empty()).then(|| {
+                ResourcesCapability {
+                    subscribe: cfg.resource_subscribe.then_some(true),
+                    list_changed: cfg.list_changed.then_some(true),
+                }
+            }),
+            completions: reg.has_completions().then(Map::new),
+            logging: cfg.logging.then(Map::new),
+            ..ServerCapabilities::default()
+        };
+        if !cfg.extensions.is_empty() {
+            caps.extensions = Some(cfg.extensions.clone());
+        }
+        if reg.has_tasks() {
+            caps.extensions
+                .get_or_insert_with(Map::new)
+                .insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
+        }
+        caps
+    }
+
+    /// The `server/discover` result as currently advertised.
+    pub(crate) fn discover_result(&self) -> DiscoverResult {
+        let cfg = &self.config;
+        DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: cfg.supported_versions.clone(),
+            capabilities: self.capabilities(),
+            instructions: cfg.instructions.clone(),
+            ttl_ms: cfg.discover_cache.ttl_ms,
+            cache_scope: cfg.discover_cache.scope,
+            meta: self.result_meta(),
+        }
+    }
+
+    /// The `_meta` of every result: `serverInfo`, unless turned off.
+    pub(crate) fn result_meta(&self) -> Option<ResultMeta> {
+        self.config
+            .server_info_in_results
+            .then(|| match &self.info_json {
+                Some(cached) => ResultMeta::server_cached(cached),
+                None => ResultMeta::server(self.config.info.clone()),
+            })
+    }
+
+    /// The context of one request (what a handler may ask of it), before its input is opened;
+    /// no log level and no spans unless the caller sets them.
+    #[inline(always)]
+    pub(crate) fn context(
+        &self,
+        id: RequestId,
+        method: Method,
+        meta: Box<RequestMeta>,
+        caller: Option<Arc<Caller>>,
+        client: Option<std::net::IpAddr>,
+        notifier: Notifier,
+    ) -> ContextInner {
+        ContextInner {
+            id,
+            method: method.name(),
+            meta,
+            log_level: None,
+            notifier,
+            cancel: std::sync::OnceLock::new(),
+            abandoned: std::sync::atomic::AtomicBool::new(false),
+            state: self.state.clone(),
+            caller,
+            client,
+            server_info: self.config.info.clone(),
+            logging_enabled: self.config.logging,
+            input: std::sync::OnceLock::new(),
+            progress_last: std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+            trace: None,
+            task_status: std::sync::OnceLock::new(),
+            inputs_asked: std::sync::atomic::AtomicBool::new(false),
+            stream_cut: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// The scopes the request in `body` needs (for the challenge of a request that came without
+    /// a token): those of the tool, resource, template or prompt it names; none when it names
+    /// none, or cannot be read.
+    pub(crate) fn scopes_needed(&self, body: &[u8]) -> Vec<String> {
+        let Ok(ClientMessage::Request(request)) = decode::decode(body) else {
+            return Vec::new();
+        };
+        authorize::scopes_needed(&self.registry(), &request)
+    }
+
+    /// Whether `caller` has the scopes to read `uri` (the resource or template `resources/read`
+    /// of it reaches): what subscriptions announce only to callers that may read it. (Custom
+    /// checks are asked when it is read.)
+    pub(crate) fn may_read(&self, uri: &str, caller: Option<&Caller>) -> bool {
+        authorize::may_read(&self.registry(), uri, caller)
+    }
+
+    /// `caller` refused as `resources/read` of `uri` refuses it when its scopes fall short
+    /// (`-32602` with `data.requiredScopes`, which transports answer as a challenge).
+    pub(crate) fn read_refusal(&self, uri: &str, caller: Option<&Caller>) -> Result<(), McpError> {
+        authorize::read_refusal(&self.registry(), uri, caller)
+    }
+}
