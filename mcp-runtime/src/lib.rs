@@ -1,34 +1,50 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-// Layers, lowest first; a module imports only from the ones above it in this list.
-pub mod auth;
+// The modules by layer, lowest first, one group a layer: a module imports from its own group
+// and the groups above it, never from one below (ARCHITECTURE.md draws them).
 mod bus;
+mod net;
+pub mod protocol;
+pub mod schema;
+mod uri_template;
+
+mod error;
+
+#[cfg(feature = "otel")]
+pub mod otel;
+mod seal;
+
 mod config;
 mod context;
+
+mod registry;
+
+pub mod auth;
+pub mod mrtr;
+pub mod tasks;
+
 pub mod dispatch;
-mod error;
-pub mod guide;
+
 pub mod layers;
 pub mod legacy;
-pub mod mrtr;
-mod net;
+
+#[cfg(feature = "redis")]
+pub mod redis;
+pub mod transport;
+
+mod server;
+
+mod run;
+pub mod testing;
+
+pub mod guide;
 pub mod prelude;
 
 // The root README's quick start, compiled as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 mod root_readme {}
-pub mod protocol;
-mod registry;
-mod run;
-pub mod schema;
-mod seal;
-mod server;
-pub mod tasks;
-pub mod testing;
-pub mod transport;
-mod uri_template;
 
 #[doc(hidden)]
 pub mod __private;
@@ -48,10 +64,6 @@ pub use registry::{
     Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, TaskSupport, Text, Tool,
     ToolCall, ToolOutcome, parse_arguments,
 };
-#[cfg(feature = "otel")]
-pub mod otel;
-#[cfg(feature = "redis")]
-pub mod redis;
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};
 pub use transport::http::HttpOptions;
