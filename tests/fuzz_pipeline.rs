@@ -29,6 +29,7 @@
 mod fixture;
 
 use fixture::{Outcome, check};
+use mcp_runtime::protocol::Method;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Map, Value, json};
@@ -234,28 +235,29 @@ fn params_of(method: &'static str) -> BoxedStrategy<Value> {
             .prop_map(|c| vec![("cursor", c)])
             .boxed(),
         ),
+        "tasks/get" | "tasks/cancel" | "tasks/update" => with_meta(
+            prop_oneof![
+                member(json!("bm90IGEgdGFzaw")),
+                any_json().prop_map(Some),
+                Just(None)
+            ]
+            .prop_map(|t| vec![("taskId", t)])
+            .boxed(),
+        ),
         _ => with_meta(Just(Vec::new()).boxed()),
     }
 }
 
-const METHODS: [&str; 12] = [
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "subscriptions/listen",
-    "initialize",
-    "notifications/cancelled",
-];
+/// Every method of the revision (from its table), a removed one and a notification.
+fn methods() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Method::ALL.iter().map(|m| m.name()).collect();
+    names.extend(["initialize", "notifications/cancelled"]);
+    names
+}
 
 /// A JSON-RPC envelope with each member valid, absent or any JSON.
 fn structural() -> impl Strategy<Value = Vec<u8>> {
-    proptest::sample::select(METHODS.to_vec())
+    proptest::sample::select(methods())
         .prop_flat_map(|method| {
             (
                 member(json!("2.0")),

@@ -70,6 +70,7 @@ mod fixture;
 
 use common::{HttpResponse, post, spawn_http_with, within};
 use mcp_runtime::HttpOptions;
+use mcp_runtime::protocol::Method;
 use serde_json::{Map, Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -522,18 +523,7 @@ fn wrong_types(cases: &mut Vec<Case>) {
         }
     }
     // `params` itself, for every method.
-    for method in [
-        "server/discover",
-        "tools/list",
-        "tools/call",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "prompts/list",
-        "prompts/get",
-        "completion/complete",
-        "subscriptions/listen",
-    ] {
+    for method in Method::ALL.iter().map(|m| m.name()) {
         for (label, value) in wrong_values() {
             if value.is_object() {
                 continue;

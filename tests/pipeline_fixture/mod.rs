@@ -13,8 +13,8 @@
 
 use mcp_runtime::dispatch::Outgoing;
 use mcp_runtime::{
-    Ask, Completer, Elicitation, KeyRing, McpError, Prompt, Resource, ResourceTemplate, Rounds,
-    Server, Step, Tool,
+    Ask, Completer, Elicitation, KeyRing, McpError, NoArguments, Prompt, Resource,
+    ResourceTemplate, Rounds, Server, Step, TaskSupport, Tool,
 };
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -86,6 +86,12 @@ pub fn server() -> Server {
                     let rounds = <Rounds as mcp_runtime::FromContext>::from_context(&call.context)?;
                     mcp_runtime::IntoToolResult::into_tool_result(two_rounds(rounds).await?)
                 }),
+        )
+        .tool(
+            Tool::new("later")
+                .description("Answers as a task.")
+                .task(TaskSupport::Optional)
+                .handler(|_: NoArguments, _cx| async { "later" }),
         )
         .resource(
             Resource::new("test://static", "static")

@@ -10,7 +10,7 @@ use super::encode::Rejection;
 use crate::error::McpError;
 use crate::protocol::{
     CallToolRequestParams, ClientMessage, ClientNotification, ClientParams, ClientRequest, Method,
-    RequestId, RequestMeta, codes,
+    NamedBy, RequestId, RequestMeta, codes,
 };
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -332,9 +332,9 @@ fn read_params(
         // refused now; anything else waits for the checks every request passes first.
         Err(reason) => {
             let head = read_head(params)?;
-            let name = match method {
-                Method::ResourcesRead => head.uri,
-                m if m.is_task_method() => head.task_id,
+            let name = match method.named_by() {
+                Some(NamedBy::Uri) => head.uri,
+                Some(NamedBy::TaskId) => head.task_id,
                 _ => head.name,
             };
             let name = match name {
@@ -421,6 +421,21 @@ mod tests {
         match decode(body.as_bytes()) {
             Err(r) => r,
             Ok(m) => panic!("{body} was read as {m:?}"),
+        }
+    }
+
+    /// The reader agrees with the method table: a method whose params are required is
+    /// malformed without them, any other reads its defaults.
+    #[test]
+    fn absent_params_follow_the_method_table() {
+        for &method in Method::ALL {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#);
+            let Ok(ClientMessage::Request(request)) = decode(body.as_bytes()) else {
+                panic!("{body} was not read as a request");
+            };
+            assert_eq!(request.method(), Ok(method), "{body}");
+            let malformed = matches!(request.params, ClientParams::Malformed { .. });
+            assert_eq!(malformed, method.params_required(), "{body}");
         }
     }
 

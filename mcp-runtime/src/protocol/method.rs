@@ -1,46 +1,163 @@
-//! The methods a 2026-07-28 server serves, by name.
+//! The methods a 2026-07-28 server serves, by name: one table, from which the enum, its wire
+//! names, [`Method::ALL`] and every per-method fact come. A new method is one row here; the
+//! compiler then points at each `match` over [`Method`] that must learn it.
 
 use std::fmt;
 
-/// A method a client may call on a 2026-07-28 server (the `tasks/*` ones with the tasks
-/// extension).
+/// The member of a request's `params` that names the one thing a method acts on (and that the
+/// `Mcp-Name` header mirrors on HTTP).
 ///
 /// ```
-/// use mcp_runtime::protocol::Method;
-/// assert_eq!(Method::parse("tools/call"), Some(Method::ToolsCall));
-/// assert_eq!(Method::ToolsCall.name(), "tools/call");
-/// assert_eq!(Method::parse("initialize"), None);
-/// assert!(Method::is_removed("initialize"));
+/// use mcp_runtime::protocol::{Method, NamedBy};
+/// assert_eq!(Method::ResourcesRead.named_by(), Some(NamedBy::Uri));
+/// assert_eq!(NamedBy::Uri.member(), "uri");
+/// assert_eq!(Method::ToolsList.named_by(), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Method {
+pub enum NamedBy {
+    /// `params.name` (a tool, a prompt).
+    Name,
+    /// `params.uri` (a resource).
+    Uri,
+    /// `params.taskId` (a task).
+    TaskId,
+}
+
+impl NamedBy {
+    /// The member's name in `params`.
+    pub const fn member(self) -> &'static str {
+        match self {
+            NamedBy::Name => "name",
+            NamedBy::Uri => "uri",
+            NamedBy::TaskId => "taskId",
+        }
+    }
+}
+
+/// Writes [`Method`] and its facts from one row per method:
+/// `Variant = "wire/name", params: required|optional, named_by: None|Some(NamedBy::…),
+/// task: bool, era_2025: bool;`
+macro_rules! method_table {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $name:literal,
+        params: $params:ident,
+        named_by: $named_by:expr,
+        task: $task:literal,
+        era_2025: $era_2025:literal;
+    )*) => {
+        /// A method a client may call on a 2026-07-28 server (the `tasks/*` ones with the tasks
+        /// extension).
+        ///
+        /// ```
+        /// use mcp_runtime::protocol::Method;
+        /// assert_eq!(Method::parse("tools/call"), Some(Method::ToolsCall));
+        /// assert_eq!(Method::ToolsCall.name(), "tools/call");
+        /// assert_eq!(Method::parse("initialize"), None);
+        /// assert!(Method::is_removed("initialize"));
+        /// assert!(Method::ALL.contains(&Method::TasksGet));
+        /// ```
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Method {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Method {
+            /// Every method, in the table's order.
+            pub const ALL: &'static [Method] = &[$(Method::$variant),*];
+
+            /// The method named `name`, if this revision defines it.
+            pub fn parse(name: &str) -> Option<Method> {
+                match name {
+                    $( $name => Some(Method::$variant), )*
+                    _ => None,
+                }
+            }
+
+            /// Its name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Method::$variant => $name, )*
+                }
+            }
+
+            /// Whether a request of it must carry `params` (the others read absent `params`
+            /// as their defaults).
+            pub const fn params_required(self) -> bool {
+                match self {
+                    $( Method::$variant => method_table!(@required $params), )*
+                }
+            }
+
+            /// The member of `params` that names what it acts on, if it names one thing.
+            pub const fn named_by(self) -> Option<NamedBy> {
+                match self {
+                    $( Method::$variant => $named_by, )*
+                }
+            }
+
+            /// Whether it belongs to the tasks extension (`tasks/*`).
+            pub const fn is_task_method(self) -> bool {
+                match self {
+                    $( Method::$variant => $task, )*
+                }
+            }
+
+            /// Whether a 2025-11-25 session serves it too (the others are answered there with
+            /// "method not found").
+            pub const fn on_2025_11_25_sessions(self) -> bool {
+                match self {
+                    $( Method::$variant => $era_2025, )*
+                }
+            }
+        }
+    };
+    (@required required) => { true };
+    (@required optional) => { false };
+}
+
+method_table! {
     /// `server/discover`.
-    Discover,
+    Discover = "server/discover",
+        params: optional, named_by: None, task: false, era_2025: false;
     /// `tools/list`.
-    ToolsList,
+    ToolsList = "tools/list",
+        params: optional, named_by: None, task: false, era_2025: true;
     /// `tools/call`.
-    ToolsCall,
+    ToolsCall = "tools/call",
+        params: required, named_by: Some(NamedBy::Name), task: false, era_2025: true;
     /// `resources/list`.
-    ResourcesList,
+    ResourcesList = "resources/list",
+        params: optional, named_by: None, task: false, era_2025: true;
     /// `resources/templates/list`.
-    ResourceTemplatesList,
+    ResourceTemplatesList = "resources/templates/list",
+        params: optional, named_by: None, task: false, era_2025: true;
     /// `resources/read`.
-    ResourcesRead,
+    ResourcesRead = "resources/read",
+        params: required, named_by: Some(NamedBy::Uri), task: false, era_2025: true;
     /// `prompts/list`.
-    PromptsList,
+    PromptsList = "prompts/list",
+        params: optional, named_by: None, task: false, era_2025: true;
     /// `prompts/get`.
-    PromptsGet,
+    PromptsGet = "prompts/get",
+        params: required, named_by: Some(NamedBy::Name), task: false, era_2025: true;
     /// `completion/complete`.
-    Complete,
+    Complete = "completion/complete",
+        params: required, named_by: None, task: false, era_2025: true;
     /// `subscriptions/listen`.
-    Listen,
+    Listen = "subscriptions/listen",
+        params: optional, named_by: None, task: false, era_2025: false;
     /// `tasks/get` (the tasks extension).
-    TasksGet,
+    TasksGet = "tasks/get",
+        params: required, named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
     /// `tasks/update` (the tasks extension).
-    TasksUpdate,
+    TasksUpdate = "tasks/update",
+        params: required, named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
     /// `tasks/cancel` (the tasks extension).
-    TasksCancel,
+    TasksCancel = "tasks/cancel",
+        params: required, named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
 }
 
 /// Methods of earlier revisions that 2026-07-28 removed.
@@ -55,45 +172,6 @@ const REMOVED: &[&str] = &[
 ];
 
 impl Method {
-    /// The method named `name`, if this revision defines it.
-    pub fn parse(name: &str) -> Option<Method> {
-        Some(match name {
-            "server/discover" => Method::Discover,
-            "tools/list" => Method::ToolsList,
-            "tools/call" => Method::ToolsCall,
-            "resources/list" => Method::ResourcesList,
-            "resources/templates/list" => Method::ResourceTemplatesList,
-            "resources/read" => Method::ResourcesRead,
-            "prompts/list" => Method::PromptsList,
-            "prompts/get" => Method::PromptsGet,
-            "completion/complete" => Method::Complete,
-            "subscriptions/listen" => Method::Listen,
-            "tasks/get" => Method::TasksGet,
-            "tasks/update" => Method::TasksUpdate,
-            "tasks/cancel" => Method::TasksCancel,
-            _ => return None,
-        })
-    }
-
-    /// Its name on the wire.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Method::Discover => "server/discover",
-            Method::ToolsList => "tools/list",
-            Method::ToolsCall => "tools/call",
-            Method::ResourcesList => "resources/list",
-            Method::ResourceTemplatesList => "resources/templates/list",
-            Method::ResourcesRead => "resources/read",
-            Method::PromptsList => "prompts/list",
-            Method::PromptsGet => "prompts/get",
-            Method::Complete => "completion/complete",
-            Method::Listen => "subscriptions/listen",
-            Method::TasksGet => "tasks/get",
-            Method::TasksUpdate => "tasks/update",
-            Method::TasksCancel => "tasks/cancel",
-        }
-    }
-
     /// Whether `name` is a method an earlier revision had and 2026-07-28 removed (`initialize`,
     /// `ping`, …).
     pub fn is_removed(name: &str) -> bool {
@@ -103,28 +181,39 @@ impl Method {
     /// Whether its `params` name one thing (`name`, `uri` for `resources/read`, `taskId` for
     /// `tasks/*`), which the `Mcp-Name` header mirrors on HTTP.
     pub const fn names_a_primitive(self) -> bool {
-        matches!(
-            self,
-            Method::ToolsCall
-                | Method::PromptsGet
-                | Method::ResourcesRead
-                | Method::TasksGet
-                | Method::TasksUpdate
-                | Method::TasksCancel
-        )
-    }
-
-    /// Whether it belongs to the tasks extension (`tasks/*`).
-    pub const fn is_task_method(self) -> bool {
-        matches!(
-            self,
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel
-        )
+        self.named_by().is_some()
     }
 }
 
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_parses_back_to_its_method_and_none_is_removed() {
+        for &method in Method::ALL {
+            assert_eq!(Method::parse(method.name()), Some(method));
+            assert!(!Method::is_removed(method.name()), "{method}");
+        }
+        for removed in REMOVED {
+            assert_eq!(Method::parse(removed), None, "{removed}");
+        }
+    }
+
+    #[test]
+    fn task_methods_are_the_tasks_prefix_and_name_their_task() {
+        for &method in Method::ALL {
+            assert_eq!(method.is_task_method(), method.name().starts_with("tasks/"));
+            if method.is_task_method() {
+                assert_eq!(method.named_by(), Some(NamedBy::TaskId));
+                assert!(!method.on_2025_11_25_sessions());
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ pub use elicitation::*;
 pub use jsonrpc::*;
 pub use messages::*;
 pub use meta::*;
-pub use method::Method;
+pub use method::{Method, NamedBy};
 pub use mrtr::*;
 pub use prompts::*;
 pub use request::{ClientMessage, ClientNotification, ClientParams, ClientRequest};
