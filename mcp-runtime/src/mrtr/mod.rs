@@ -19,13 +19,13 @@
 //! [`MAX_STATE_BYTES`], and one request may take at most [`MAX_ROUNDS`] rounds.
 
 mod answers;
+mod declared;
 mod form;
-mod inputs;
 mod needs;
 mod rounds;
 
 pub use crate::seal::{DEFAULT_STATE_TTL, KeyRing, MAX_ROUNDS, MAX_STATE_BYTES};
 pub use answers::{Elicitation, FromAnswer, Roots, Sampled};
+pub use declared::{AskOnce, InputSet, InputSlot, sample_params};
 pub use form::{ElicitForm, FormField};
-pub use inputs::{AskOnce, InputSet, Slot, sample_params};
 pub use rounds::{Ask, Rounds, Step};

@@ -8,18 +8,18 @@
 //! above, in [`mrtr`](crate::mrtr).
 
 mod binding;
+mod input_data;
 mod keyring;
 mod record;
 mod responses;
-mod round;
 
 use std::time::Duration;
 
 pub(crate) use binding::Binding;
+pub(crate) use input_data::{InputData, LazyBinding};
 pub use keyring::KeyRing;
 pub(crate) use record::{Answers, Sealer};
 pub(crate) use responses::Responses;
-pub(crate) use round::{InputData, LazyBinding};
 
 /// Default lifetime of a `requestState`.
 pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(5 * 60);

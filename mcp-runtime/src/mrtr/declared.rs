@@ -86,7 +86,7 @@ fn check_as<T: FromAnswer>(key: &str, v: &RawValue) -> Result<(), McpError> {
 
 /// A typed handle to one declared input, redeemed with [`InputSet::take`].
 #[derive(Debug)]
-pub struct Slot<T> {
+pub struct InputSlot<T> {
     index: usize,
     _t: PhantomData<fn() -> T>,
 }
@@ -131,7 +131,7 @@ impl InputSet {
         required: bool,
         need: Need,
         request: impl FnOnce() -> InputRequest,
-    ) -> Slot<T> {
+    ) -> InputSlot<T> {
         let answered = self.cx.input().is_ok_and(|d| d.answer(key).is_some());
         self.slots.push(SlotSpec {
             key,
@@ -140,14 +140,14 @@ impl InputSet {
             request: (!answered).then(request),
             check: check_as::<T>,
         });
-        Slot {
+        InputSlot {
             index: self.slots.len() - 1,
             _t: PhantomData,
         }
     }
 
     /// Declares a `roots/list` input.
-    pub fn roots(&mut self, key: &'static str, required: bool) -> Slot<Roots> {
+    pub fn roots(&mut self, key: &'static str, required: bool) -> InputSlot<Roots> {
         self.push(key, required, Need::Roots, || {
             ROOTS.get(|| InputRequest::ListRoots(Some(ListRootsParams::default())))
         })
@@ -159,7 +159,7 @@ impl InputSet {
         key: &'static str,
         required: bool,
         params: CreateMessageRequestParams,
-    ) -> Slot<Sampled> {
+    ) -> InputSlot<Sampled> {
         self.push(key, required, Need::Sampling, || {
             InputRequest::Sample(params)
         })
@@ -174,7 +174,7 @@ impl InputSet {
         prompt: &str,
         max_tokens: u64,
         system_prompt: Option<&str>,
-    ) -> Slot<Sampled> {
+    ) -> InputSlot<Sampled> {
         let build = || InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt));
         self.push(key, required, Need::Sampling, build)
     }
@@ -189,7 +189,7 @@ impl InputSet {
         prompt: &str,
         max_tokens: u64,
         system_prompt: Option<&str>,
-    ) -> Slot<Sampled> {
+    ) -> InputSlot<Sampled> {
         let build = || InputRequest::Sample(sample_params(prompt, max_tokens, system_prompt));
         self.push(key, required, Need::Sampling, || once.get(build))
     }
@@ -200,7 +200,7 @@ impl InputSet {
         key: &'static str,
         required: bool,
         message: &str,
-    ) -> Slot<Elicitation<T>> {
+    ) -> InputSlot<Elicitation<T>> {
         let build = || elicit_request(message, T::shared_schema());
         self.push(key, required, Need::ElicitForm, build)
     }
@@ -213,7 +213,7 @@ impl InputSet {
         key: &'static str,
         required: bool,
         message: &str,
-    ) -> Slot<Elicitation<T>> {
+    ) -> InputSlot<Elicitation<T>> {
         self.push(key, required, Need::ElicitForm, || {
             once.get(|| elicit_request(message, T::shared_schema()))
         })
@@ -282,7 +282,10 @@ impl InputSet {
 
     /// The answer of a required input (after [`finish`](Self::finish) returned `None`), decoded
     /// now: `-32602` when it is malformed.
-    pub fn take<T: FromAnswer + Send + 'static>(&mut self, slot: Slot<T>) -> Result<T, McpError> {
+    pub fn take<T: FromAnswer + Send + 'static>(
+        &mut self,
+        slot: InputSlot<T>,
+    ) -> Result<T, McpError> {
         self.take_optional(slot)?.ok_or_else(|| {
             McpError::internal("a required client input was not answered (finish() was not called)")
         })
@@ -292,7 +295,7 @@ impl InputSet {
     /// it, `-32602` when it is malformed.
     pub fn take_optional<T: FromAnswer + Send + 'static>(
         &mut self,
-        slot: Slot<T>,
+        slot: InputSlot<T>,
     ) -> Result<Option<T>, McpError> {
         let key = self.slots[slot.index].key;
         let data = self.cx.input()?;
