@@ -19,8 +19,8 @@ use mcp_runtime::auth::jwt::JwtVerifier;
 use mcp_runtime::auth::{AccessCheck, AccessRequest, Denied, ResourceServer};
 use mcp_runtime::testing::TestIssuer;
 use mcp_runtime::{
-    Ask, Caller, Elicitation, FromContext, HttpOptions, IntoToolResult, McpError, NoArguments,
-    Prompt, Resource, Rounds, Server, Step, Tool, tool,
+    Ask, Caller, Elicitation, FromContext, HttpOptions, McpError, NoArguments, Prompt, Resource,
+    Rounds, Server, Step, Tool, handler::IntoToolResult, tool,
 };
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use serde_json::{Value, json};

@@ -7,7 +7,7 @@ mod common;
 use mcp_runtime::dispatch::{Layer, LayerResult, McpRequest, Next, layer_fn};
 use mcp_runtime::layers::{AuditLog, AuditOutcome, RateLimit, ToolTimeout};
 use mcp_runtime::protocol::{Method, ToolAnnotations};
-use mcp_runtime::{BoxFuture, Caller, McpError, NoArguments, Prompt, Server, Tool};
+use mcp_runtime::{Caller, McpError, NoArguments, Prompt, Server, Tool, handler::BoxFuture};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -125,7 +125,7 @@ async fn a_layer_can_answer_in_place_of_the_handler() {
                 .raw_handler(move |_call| {
                     runs_in_tool.fetch_add(1, Ordering::SeqCst);
                     async {
-                        Ok(mcp_runtime::ToolOutcome::Complete(
+                        Ok(mcp_runtime::handler::ToolOutcome::Complete(
                             mcp_runtime::protocol::CallToolResult::new(vec![
                                 mcp_runtime::protocol::Content::text("from the handler"),
                             ]),

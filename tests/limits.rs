@@ -10,8 +10,8 @@ mod common;
 use common::*;
 use http::StatusCode;
 use mcp_runtime::{
-    Ask, Elicitation, FromContext, HttpOptions, IntoToolResult, Limits, McpError, NoArguments,
-    ResourceTemplate, Rounds, Server, Step, Tool,
+    Ask, Elicitation, FromContext, HttpOptions, Limits, McpError, NoArguments, ResourceTemplate,
+    Rounds, Server, Step, Tool, handler::IntoToolResult,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;

@@ -7,7 +7,8 @@ mod common;
 
 use mcp_runtime::protocol::{GetPromptResult, PromptMessage};
 use mcp_runtime::{
-    CompletionRequest, Json, McpError, RequestContext, Server, State, prompt, resource, tool,
+    Json, McpError, RequestContext, Server, State, handler::CompletionRequest, prompt, resource,
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Serialize;

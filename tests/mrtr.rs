@@ -6,8 +6,9 @@ mod common;
 
 use mcp_runtime::mrtr::InputSet;
 use mcp_runtime::{
-    Ask, Elicitation, KeyRing, McpError, Prompt, PromptOutcome, Resource, ResourceOutcome, Roots,
-    Rounds, Sampled, Server, Step, Tool, ToolOutcome,
+    Ask, Elicitation, KeyRing, McpError, Prompt, Resource, Roots, Rounds, Sampled, Server, Step,
+    Tool,
+    handler::{PromptOutcome, ResourceOutcome, ToolOutcome},
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -143,7 +144,7 @@ async fn wizard(rounds: Rounds) -> Result<Step<String>, McpError> {
 fn wizard_tool() -> Tool {
     Tool::new("wizard").raw_handler(|call| async move {
         let rounds = <Rounds as mcp_runtime::FromContext>::from_context(&call.context)?;
-        mcp_runtime::IntoToolResult::into_tool_result(wizard(rounds).await?)
+        mcp_runtime::handler::IntoToolResult::into_tool_result(wizard(rounds).await?)
     })
 }
 

@@ -9,7 +9,7 @@ mod common;
 use capture::{SpanRecord, Spans};
 use mcp_runtime::protocol::{CallToolResult, Content};
 use mcp_runtime::{
-    Ask, Elicitation, NoArguments, RequestContext, Rounds, Server, Step, Tool, ToolOutcome,
+    Ask, Elicitation, NoArguments, RequestContext, Rounds, Server, Step, Tool, handler::ToolOutcome,
 };
 use serde_json::{Value, json};
 

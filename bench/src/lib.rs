@@ -12,7 +12,7 @@ use mcp_runtime::auth::ResourceServer;
 use mcp_runtime::testing::TestIssuer;
 use mcp_runtime::{Change, ChangeBus};
 use mcp_runtime::{
-    HttpOptions, KeyRing, PrimitiveKind, Tool, ToolOutcome, protocol::CallToolResult,
+    HttpOptions, KeyRing, PrimitiveKind, Tool, handler::ToolOutcome, protocol::CallToolResult,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! and a parameter mirrored into an HTTP header (`x-mcp-header`).
 
 use mcp_runtime::protocol::{CallToolResult, Content};
-use mcp_runtime::{Tool, ToolOutcome, tool};
+use mcp_runtime::{Tool, handler::ToolOutcome, tool};
 use serde_json::{Value, json};
 
 /// A tool whose `inputSchema` uses `$defs`/`$ref`/`$anchor`, `allOf`/`anyOf`,

@@ -20,6 +20,8 @@ mod context;
 
 mod registry;
 
+pub mod handler;
+
 pub mod auth;
 pub mod mrtr;
 pub mod tasks;
@@ -58,11 +60,8 @@ pub use error::{BuildError, Error, McpError, SourceLocation};
 pub use mcp_macros::{ElicitForm, handlers, prompt, resource, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    Arguments, BoxFuture, Completer, CompletionRequest, Handlers, IntoPrimitive, IntoPrompt,
-    IntoPromptResult, IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool,
-    IntoToolResult, Json, NoArguments, Primitive, PrimitiveKind, Prompt, PromptGet, PromptOutcome,
-    Resource, ResourceOutcome, ResourceRead, ResourceTemplate, Structured, TaskSupport, Text, Tool,
-    ToolCall, ToolOutcome, parse_arguments,
+    Completer, Json, NoArguments, PrimitiveKind, Prompt, Resource, ResourceTemplate, Structured,
+    TaskSupport, Text, Tool,
 };
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};

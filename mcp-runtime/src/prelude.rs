@@ -14,7 +14,7 @@
 //! ```
 
 pub use crate::{
-    BuildError, Caller, CancellationToken, Elicitation, Error, HttpOptions, Json, Limits, Logger,
-    McpError, Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots, Sampled, Server,
-    State, Structured, Tool, prompt, resource, tool,
+    BuildError, Caller, CancellationToken, ElicitForm, Elicitation, Error, HttpOptions, Json,
+    Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots,
+    Sampled, Server, State, Structured, Tool, handlers, prompt, resource, tool,
 };

@@ -84,7 +84,9 @@ pub fn server() -> Server {
                 .description("Asks for a word, then echoes it.")
                 .raw_handler(|call| async move {
                     let rounds = <Rounds as mcp_runtime::FromContext>::from_context(&call.context)?;
-                    mcp_runtime::IntoToolResult::into_tool_result(two_rounds(rounds).await?)
+                    mcp_runtime::handler::IntoToolResult::into_tool_result(
+                        two_rounds(rounds).await?,
+                    )
                 }),
         )
         .tool(

@@ -37,7 +37,7 @@ pub type LayerResult = Result<Response, McpError>;
 ///
 /// ```
 /// use mcp_runtime::dispatch::{Layer, LayerResult, McpRequest, Next};
-/// use mcp_runtime::{BoxFuture, McpError};
+/// use mcp_runtime::{handler::BoxFuture, McpError};
 ///
 /// /// Refuses tools whose annotations say they are destructive.
 /// struct ReadOnly;
@@ -72,7 +72,7 @@ pub trait Layer: Send + Sync + 'static {
     /// ```
     /// use mcp_runtime::dispatch::{Layer, LayerResult, McpRequest, Next};
     /// use mcp_runtime::protocol::Method;
-    /// use mcp_runtime::BoxFuture;
+    /// use mcp_runtime::handler::BoxFuture;
     ///
     /// /// Logs the calls of one tool.
     /// struct Watch(&'static str);

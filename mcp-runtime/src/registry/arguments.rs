@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// [`Arguments::as_map`]), and then only once.
 ///
 /// ```
-/// use mcp_runtime::Arguments;
+/// use mcp_runtime::handler::Arguments;
 /// #[derive(serde::Deserialize)]
 /// struct Add { a: i64, b: i64 }
 /// let args = Arguments::from_json(r#"{"a": 40, "b": 2}"#).unwrap();

@@ -12,7 +12,7 @@ use std::any::TypeId;
 /// [`Server::add`](crate::Server::add): a tool, resource, template or prompt.
 ///
 /// ```
-/// use mcp_runtime::{Primitive, PrimitiveKind, Tool};
+/// use mcp_runtime::{handler::Primitive, PrimitiveKind, Tool};
 /// assert_eq!(Primitive::Tool(Tool::new("ping")).kind(), PrimitiveKind::Tool);
 /// ```
 #[derive(Debug, Clone)]
@@ -57,7 +57,7 @@ impl Primitive {
 /// or the handle a macro generates next to an annotated function (`add {}` for `#[tool] fn add`).
 ///
 /// ```
-/// use mcp_runtime::{IntoPrimitive, PrimitiveKind, Prompt};
+/// use mcp_runtime::{handler::IntoPrimitive, PrimitiveKind, Prompt};
 /// assert_eq!(Prompt::new("greet").into_primitive().kind(), PrimitiveKind::Prompt);
 /// ```
 pub trait IntoPrimitive {
@@ -75,7 +75,7 @@ impl IntoPrimitive for Primitive {
 /// [`ServerBuilder::tool`](crate::ServerBuilder::tool) takes.
 ///
 /// ```
-/// use mcp_runtime::{IntoTool, Tool};
+/// use mcp_runtime::{handler::IntoTool, Tool};
 /// assert_eq!(Tool::new("ping").into_tool().name(), "ping");
 /// ```
 #[diagnostic::on_unimplemented(
@@ -92,7 +92,7 @@ pub trait IntoTool {
 /// [`ServerBuilder::resource`](crate::ServerBuilder::resource) takes.
 ///
 /// ```
-/// use mcp_runtime::{IntoResource, Resource};
+/// use mcp_runtime::{handler::IntoResource, Resource};
 /// assert_eq!(Resource::new("config://app", "config").into_resource().uri(), "config://app");
 /// ```
 #[diagnostic::on_unimplemented(
@@ -109,7 +109,7 @@ pub trait IntoResource {
 /// [`ServerBuilder::resource_template`](crate::ServerBuilder::resource_template) takes.
 ///
 /// ```
-/// use mcp_runtime::{IntoResourceTemplate, ResourceTemplate};
+/// use mcp_runtime::{handler::IntoResourceTemplate, ResourceTemplate};
 /// let t = ResourceTemplate::new("notes://{id}", "note").into_resource_template();
 /// assert_eq!(t.uri_template(), "notes://{id}");
 /// ```
@@ -127,7 +127,7 @@ pub trait IntoResourceTemplate {
 /// [`ServerBuilder::prompt`](crate::ServerBuilder::prompt) takes.
 ///
 /// ```
-/// use mcp_runtime::{IntoPrompt, Prompt};
+/// use mcp_runtime::{handler::IntoPrompt, Prompt};
 /// assert_eq!(Prompt::new("greet").into_prompt().name(), "greet");
 /// ```
 #[diagnostic::on_unimplemented(
@@ -238,7 +238,7 @@ inventory::collect!(Registration);
 /// shared state. Implemented by the attribute; not by hand.
 ///
 /// ```
-/// use mcp_runtime::{Handlers, Server, handlers};
+/// use mcp_runtime::{handler::Handlers, Server, handlers};
 ///
 /// struct Clock;
 ///

@@ -36,11 +36,11 @@ impl ToolCall {
 /// `isError` answer when they do not fit it. What typed handlers and `#[tool]` functions use.
 ///
 /// ```
-/// # use mcp_runtime::{Arguments, ToolCall};
+/// # use mcp_runtime::{handler::{Arguments, ToolCall}};
 /// #[derive(serde::Deserialize)]
 /// struct Add { a: i64, b: i64 }
 /// fn add(call: &ToolCall) -> i64 {
-///     match mcp_runtime::parse_arguments::<Add>(call) {
+///     match mcp_runtime::handler::parse_arguments::<Add>(call) {
 ///         Ok(args) => args.a + args.b,
 ///         Err(_answer) => 0,
 ///     }
@@ -302,7 +302,7 @@ impl Tool {
     /// [`raw_handler`](Self::raw_handler). `#[tool]` on a non-`async` function uses this.
     ///
     /// ```
-    /// use mcp_runtime::{Server, Tool, ToolOutcome};
+    /// use mcp_runtime::{handler::ToolOutcome, Server, Tool};
     /// use mcp_runtime::protocol::{CallToolResult, Content};
     /// let tool = Tool::new("ping").sync_handler(|_call| {
     ///     Ok(ToolOutcome::Complete(CallToolResult::new(vec![Content::text("pong")])))

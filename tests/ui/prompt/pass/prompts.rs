@@ -1,6 +1,6 @@
 //! Prompts with typed, optional and context parameters.
 use mcp_runtime::protocol::PromptMessage;
-use mcp_runtime::{CompletionRequest, McpError, RequestContext, Server, prompt};
+use mcp_runtime::{handler::CompletionRequest, McpError, RequestContext, Server, prompt};
 
 async fn audiences(req: CompletionRequest) -> Vec<String> {
     vec![req.value]

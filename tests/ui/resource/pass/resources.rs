@@ -1,5 +1,5 @@
 //! Fixed resources and templates, with every attribute.
-use mcp_runtime::{CompletionRequest, RequestContext, Server, resource};
+use mcp_runtime::{handler::CompletionRequest, RequestContext, Server, resource};
 
 async fn paths(_req: CompletionRequest) -> Vec<String> {
     vec!["a".into()]

@@ -84,7 +84,7 @@ fn structured() -> Structured<serde_json::Value> {
 }
 
 #[tool]
-async fn impl_return() -> impl mcp_runtime::IntoToolResult {
+async fn impl_return() -> impl mcp_runtime::handler::IntoToolResult {
     "ok"
 }
 
