@@ -46,7 +46,7 @@ pub(crate) async fn serve(
             accepted = listener.accept() => match accepted {
                 Ok(connection) => connection,
                 Err(e) => {
-                    accept_failed(e).await;
+                    accept_failed(e, &table).await;
                     continue;
                 }
             },
@@ -59,6 +59,9 @@ pub(crate) async fn serve(
                 continue;
             }
         };
+        // The connections closed to make room give their sockets back only when their tasks
+        // run: let them, before the next accept takes another descriptor.
+        let made_room = registered.made_room > 0;
         let service = Connection {
             app: app.clone(),
             direct: direct.clone(),
@@ -86,6 +89,9 @@ pub(crate) async fn serve(
             drop(closed);
         };
         tokio::spawn(served);
+        if made_room {
+            tokio::task::yield_now().await;
+        }
     }
     drop(listener);
     drop(stopping_tx);
@@ -174,15 +180,27 @@ impl hyper::service::Service<http::Request<Incoming>> for Connection {
     }
 }
 
-/// After a failed accept: a connection that failed before it was accepted is skipped; anything
-/// else (most often the process's open-file limit) is logged and retried a second later, when
-/// connections may have closed.
-async fn accept_failed(e: std::io::Error) {
+/// After a failed accept: a connection that failed before it was accepted is skipped; when the
+/// process is out of file descriptors (connections closed a moment ago may still hold theirs),
+/// the longest-idle connections are closed and the accept retried shortly; anything else is
+/// logged and retried a second later.
+async fn accept_failed(e: std::io::Error, table: &Table) {
     use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
     if matches!(
         e.kind(),
         ConnectionAborted | ConnectionRefused | ConnectionReset
     ) {
+        return;
+    }
+    // EMFILE (the process's limit) and ENFILE (the system's).
+    if matches!(e.raw_os_error(), Some(24 | 23)) {
+        let closed = table.make_room();
+        tracing::warn!(
+            error = %e,
+            closed,
+            "out of file descriptors: closed the longest-idle connections; retrying"
+        );
+        tokio::time::sleep(Duration::from_millis(if closed > 0 { 5 } else { 100 })).await;
         return;
     }
     tracing::error!(error = %e, "accepting a connection failed; retrying in 1 s");

@@ -169,36 +169,18 @@ impl Table {
     }
 
     /// Registers a new connection; at the cap, first closes the longest-idle ones to make room
-    /// (a sixty-fourth of the table at once, so that a run of new connections does not walk the
-    /// table each time).
+    /// (see [`Table::make_room`]).
     pub(crate) fn admit(self: &Arc<Self>) -> Admitted {
         let mut open = self.open();
-        if open.by_id.len() >= self.rules.max_connections {
-            let mut idle: Vec<(u64, u64)> = open
-                .by_id
-                .iter()
-                .filter(|(_, c)| c.idle() && !c.closing.load(Ordering::Acquire))
-                .map(|(id, c)| (c.last.load(Ordering::Relaxed), *id))
-                .collect();
-            if idle.is_empty() {
+        let made_room = if open.by_id.len() >= self.rules.max_connections {
+            let evicted = Self::evict(&mut open);
+            if evicted == 0 {
                 return Admitted::Refuse;
             }
-            let evict = (open.by_id.len() / 64).clamp(1, idle.len());
-            if evict < idle.len() {
-                idle.select_nth_unstable(evict - 1);
-            }
-            for (_, id) in &idle[..evict] {
-                // Closed, and out of the table at once: it no longer counts.
-                if let Some(c) = open.by_id.remove(id) {
-                    c.close();
-                }
-            }
-            tracing::debug!(
-                target: "mcp_runtime::http",
-                evicted = evict,
-                "connection cap reached: closed the longest-idle connections"
-            );
-        }
+            evicted
+        } else {
+            0
+        };
         let id = open.next;
         open.next += 1;
         let now = self.clock.now();
@@ -216,7 +198,44 @@ impl Table {
             table: self.clone(),
             id,
             state,
+            made_room,
         })
+    }
+
+    /// Closes the longest-idle connections, a sixty-fourth of the table at once (so that a run
+    /// of new connections does not walk the table each time), when the process ran out of file
+    /// descriptors before the cap: connections closed a moment ago may still hold theirs.
+    /// Returns how many it closed.
+    pub(crate) fn make_room(&self) -> usize {
+        Self::evict(&mut self.open())
+    }
+
+    fn evict(open: &mut Open) -> usize {
+        let mut idle: Vec<(u64, u64)> = open
+            .by_id
+            .iter()
+            .filter(|(_, c)| c.idle() && !c.closing.load(Ordering::Acquire))
+            .map(|(id, c)| (c.last.load(Ordering::Relaxed), *id))
+            .collect();
+        if idle.is_empty() {
+            return 0;
+        }
+        let evict = (open.by_id.len() / 64).clamp(1, idle.len());
+        if evict < idle.len() {
+            idle.select_nth_unstable(evict - 1);
+        }
+        for (_, id) in &idle[..evict] {
+            // Closed, and out of the table at once: it no longer counts.
+            if let Some(c) = open.by_id.remove(id) {
+                c.close();
+            }
+        }
+        tracing::debug!(
+            target: "mcp_runtime::http",
+            evicted = evict,
+            "connection cap reached: closed the longest-idle connections"
+        );
+        evict
     }
 
     /// Starts the sweeper: a thread that advances the clock and closes the connections idle or
@@ -277,6 +296,8 @@ pub(crate) struct Registered {
     table: Arc<Table>,
     id: u64,
     pub(crate) state: Arc<ConnState>,
+    /// How many idle connections were closed to make room for this one.
+    pub(crate) made_room: usize,
 }
 
 impl Drop for Registered {
@@ -454,6 +475,7 @@ mod tests {
         };
         assert!(old.state.closing.load(Ordering::Acquire));
         assert!(!busy.state.closing.load(Ordering::Acquire));
+        assert_eq!((young.made_room, new.made_room), (0, 1));
         assert_eq!(table.len(), 3);
         drop(old);
         assert_eq!(
@@ -465,5 +487,31 @@ mod tests {
         let _a = young.state.request_started();
         let _b = new.state.request_started();
         assert!(matches!(table.admit(), Admitted::Refuse));
+        assert_eq!(
+            table.make_room(),
+            0,
+            "busy connections are never closed for room"
+        );
+    }
+
+    /// Out of descriptors below the cap: the longest-idle connection is closed all the same.
+    #[test]
+    fn room_is_made_below_the_cap_when_asked() {
+        let table = Table::new(Hygiene {
+            idle: None,
+            stall: Duration::from_secs(60),
+            max_connections: 100,
+        });
+        let Admitted::Serve(old) = table.admit() else {
+            panic!()
+        };
+        table.clock.0.store(10, Ordering::Relaxed);
+        let Admitted::Serve(young) = table.admit() else {
+            panic!()
+        };
+        assert_eq!(table.make_room(), 1);
+        assert!(old.state.closing.load(Ordering::Acquire));
+        assert!(!young.state.closing.load(Ordering::Acquire));
+        assert_eq!(table.len(), 1);
     }
 }
