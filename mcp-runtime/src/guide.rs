@@ -329,7 +329,8 @@
 //!     // Made into a service once: a plain `Router` has its route table rebuilt for every
 //!     // connection (2.3 KB held per open connection, which listen streams keep open).
 //!     // (`Server::run` goes further: hyper's HTTP/1 connection instead of `axum::serve`'s
-//!     // protocol-detecting one, ≈ 8 KiB less per open connection; BENCHMARKS.md.)
+//!     // protocol-detecting one, ≈ 8 KiB less per open connection;
+//!     // BENCHMARKS.md, "The accept loop".)
 //!     axum::serve(listener, app.into_make_service()).await?;
 //!     Ok(())
 //! }

@@ -60,7 +60,7 @@ impl Notifier {
 
 /// One notification's JSON, `{"jsonrpc":"2.0","method":…,"params":…}`.
 // Written around the params: a `JsonRpcNotification` took two owned strings and serde's map
-// writer for the envelope (about 600 instructions per notification under callgrind).
+// writer for the envelope (BENCHMARKS.md, "Notifications by hand").
 pub(crate) fn notification_json<P: Serialize>(method: &str, params: &P) -> Option<Bytes> {
     let mut out = Vec::with_capacity(128);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
@@ -74,7 +74,7 @@ pub(crate) fn notification_json<P: Serialize>(method: &str, params: &P) -> Optio
 /// A `notifications/progress` message's JSON, as serde would write its
 /// [`ProgressNotificationParams`](crate::protocol::ProgressNotificationParams).
 // Written out: serde escaped each of its eight fixed keys and strings, and the params took a
-// copy of the token and message (about 1,000 instructions per notification under callgrind).
+// copy of the token and message (BENCHMARKS.md, "Notifications by hand").
 pub(crate) fn progress_json(
     token: &ProgressToken,
     progress: &serde_json::Number,

@@ -2,10 +2,9 @@
 //! writes the request's notifications: many senders, one receiver.
 //!
 //! Hand-written instead of tokio's bounded `mpsc`, which allocates a 32-slot block and its
-//! semaphore up front (1,568 heap bytes per request with a stream, found with DHAT): this one,
-//! a lock around a deque that grows only while messages wait, costs an SSE call ~1,200 fewer
-//! instructions (`mcp-bench --callgrind --only sse`) and an open listen stream 1,344 fewer heap
-//! bytes (`mcp-bench-profile listen`).
+//! semaphore up front for every request with a stream: this one is a lock around a deque that
+//! grows only while messages wait, cheaper per SSE call and smaller per open listen stream
+//! (BENCHMARKS.md, "Notification queue").
 
 use bytes::Bytes;
 use std::collections::VecDeque;

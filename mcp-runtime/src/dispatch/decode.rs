@@ -98,8 +98,8 @@ enum ToolsCallMethod {
 /// then reads and reports in the pipeline's order.
 fn read_tool_call(text: &str) -> Option<ClientRequest<'_>> {
     // Another method fails this reading only at `method`, after a serde error is built: a look
-    // for the name first saves ~3,700 instructions per `resources/read` and costs a `tools/call`
-    // ~150 (callgrind, `resource` and `call`); the scan is a small part of reading any body.
+    // for the name first spares the other methods that error, and the scan is a small part of
+    // reading any body (BENCHMARKS.md, "The one-pass tools/call reader").
     if !is_object(text) || !text.contains("\"tools/call\"") {
         return None;
     }

@@ -61,7 +61,8 @@ impl Response {
         write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
     ) -> Response {
         // The envelope's keys are constants, written as bytes rather than through a serializer
-        // (`JsonRpcResultResponse` would cost a map serializer per request on the hot path).
+        // (`JsonRpcResultResponse` would cost a map serializer per request on the hot path;
+        // BENCHMARKS.md, "Constant keys in tools/call results").
         let mut buf = Vec::with_capacity(capacity);
         buf.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         let written = serde_json::to_writer(&mut buf, id).and_then(|()| {
@@ -198,7 +199,7 @@ impl Response {
 /// `r`'s JSON, the bytes its derived `Serialize` writes (a test compares them), with the keys
 /// written as constants and a text block without annotations or `_meta` written directly: the
 /// derived code goes through a map serializer for every block (its `type` tag) and escapes
-/// every key.
+/// every key (BENCHMARKS.md, "Constant keys in tools/call results").
 fn write_tool_result(buf: &mut Vec<u8>, r: &CallToolResult) -> serde_json::Result<()> {
     match &r.result_type {
         ResultType::Complete => buf.extend_from_slice(br#"{"resultType":"complete""#),

@@ -1,6 +1,6 @@
 //! One request observed: its span and its metrics, finished when its answer goes out (or the
 //! client gives up). Made only when a subscriber records the span or metrics are on, so a
-//! server that observes nothing pays nothing per request.
+//! server that observes nothing pays nothing per request (BENCHMARKS.md, "Lazy span").
 
 use super::encode::Response;
 use super::metrics::{self, Ending, Labels};

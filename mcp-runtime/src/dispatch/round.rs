@@ -88,8 +88,8 @@ pub(super) fn input_required(
 }
 
 /// `r`'s JSON, the bytes its derived `Serialize` writes (a test compares them), with the keys
-/// written as constants and prepared requests copied: ~1,200 fewer instructions per first round
-/// (callgrind, `mrtr`).
+/// written as constants and prepared requests copied rather than through a map serializer
+/// (BENCHMARKS.md, "The input_required result").
 fn write_input_required(buf: &mut Vec<u8>, r: &InputRequiredResult) -> serde_json::Result<()> {
     match &r.result_type {
         ResultType::InputRequired => buf.extend_from_slice(br#"{"resultType":"input_required""#),

@@ -152,8 +152,8 @@ pub(super) fn route(
     };
     let pending = match work {
         // A future of its own (a listen stream, a `tasks/*` method): answered as it is, so
-        // that the call's future is not sized for a tool call's state (a listen stream
-        // held ~1,500 bytes more).
+        // that the call's future is not sized for a tool call's state, which every open listen
+        // stream would hold (BENCHMARKS.md, "The listen loop").
         Work::Other(fut) => finish(cfg, move || fut, id.clone(), timeout, &span),
         work => {
             let d = d.clone();

@@ -97,8 +97,7 @@ impl PartialEq for InputRequest {
 }
 
 /// An input request and its JSON, written once: a request asked on every first round is then
-/// copied out rather than serialized again (≈ 9k instructions saved per `input_required` round of
-/// the benchmark's three inputs).
+/// copied out rather than serialized again (BENCHMARKS.md, "Prepared input requests").
 ///
 /// ```
 /// use mcp_runtime::protocol::{InputRequest, PreparedRequest};

@@ -166,8 +166,8 @@ impl GetTaskResult {
     }
 }
 
-// By hand: `#[serde(flatten)]` serializes through a map, 2,000 instructions per `tasks/get`
-// (callgrind, `tasks-get`); the task's fields follow `resultType` directly here.
+// By hand: `#[serde(flatten)]` serializes through a map on every `tasks/get`; the task's
+// fields follow `resultType` directly here (BENCHMARKS.md, "The tasks/get result").
 impl Serialize for GetTaskResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]

@@ -153,9 +153,8 @@ impl Binding {
 /// The fingerprint of the canonical JSON of `text` (keys sorted, no whitespace; numbers and
 /// strings as `serde_json` writes them). Text that is not JSON is taken as is.
 pub(super) fn canonical_fingerprint(text: &str) -> Fingerprint {
-    // Clients usually send arguments compact and sorted already: checking that costs ~500
-    // instructions for the benchmark's arguments, parsing and rewriting them ~2,900 (callgrind,
-    // `mrtr`).
+    // Clients usually send arguments compact and sorted already: checking that is a fraction of
+    // parsing and rewriting them (BENCHMARKS.md, "Canonical arguments").
     if already_canonical(text.as_bytes()) {
         return Fingerprint::of(text.as_bytes());
     }

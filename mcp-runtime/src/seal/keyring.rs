@@ -5,8 +5,8 @@
 //! Why GCM-SIV: with a random nonce per token it stays safe far past any realistic number of
 //! tokens under one key (and a repeated nonce reveals only that two plaintexts were equal, not
 //! the key), and with the CPU's AES and carry-less multiply instructions a seal and an open of
-//! an MRTR state cost ≈ 4.4k instructions together under callgrind, where XChaCha20-Poly1305
-//! (tokens `v1.`, until 2026-12) cost ≈ 16.4k (BENCHMARKS.md, issue 21, third pass).
+//! an MRTR state cost about a quarter of what XChaCha20-Poly1305 (tokens `v1.`, until 2026-12)
+//! cost (BENCHMARKS.md, "The state's cipher").
 
 use super::MAX_STATE_BYTES;
 use crate::error::McpError;
@@ -110,9 +110,11 @@ impl KeyRing {
         self.keys.is_empty()
     }
 
-    /// Seals `plaintext` with the first key: an opaque `v1.` token only a server holding one of
-    /// the ring's keys can open (authenticated: any change makes [`open`](Self::open) fail). Also
-    /// useful for your own opaque handles.
+    /// Seals `plaintext` with the first key under a random nonce: an opaque `v2.` token (the
+    /// key's id, the nonce, the ciphertext and its tag, in base64url) that a ring holding that
+    /// key opens (authenticated: any change makes [`open`](Self::open) fail). `-32603` when the
+    /// token would exceed the ring's size limit or the system gives no random bytes. Also useful
+    /// for your own opaque handles.
     ///
     /// ```
     /// use mcp_runtime::mrtr::KeyRing;

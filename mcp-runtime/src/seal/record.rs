@@ -215,8 +215,8 @@ impl Sealer {
         let head = (|| {
             let expires_ms = u64::from_le_bytes(r.array()?);
             let round = u32::from_le_bytes(r.array()?);
-            // Compared as bytes (the known method and name are text): ~250 instructions less
-            // per retry than checking both as UTF-8 (callgrind, `mcp-bench-profile mrtr2`).
+            // Compared as bytes (the known method and name are text), not checked as UTF-8
+            // first (BENCHMARKS.md, "The sealed record").
             let method = r.bytes()?;
             let name = r.bytes()?;
             let arguments = r.fingerprint()?;

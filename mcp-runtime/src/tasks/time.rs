@@ -11,7 +11,8 @@ pub(crate) fn now_ms() -> u64 {
 
 /// `ms` since the epoch as `YYYY-MM-DDThh:mm:ss.mmmZ`.
 // Written out rather than adding a date crate for this one format; digits are placed by hand
-// because `format!` cost 3,500 instructions per time in the `tasks-get` callgrind case.
+// rather than with `format!`, which every `tasks/get` paid twice (BENCHMARKS.md, "The tasks/get
+// result").
 pub(crate) fn iso8601(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rest) = (secs / 86_400, secs % 86_400);

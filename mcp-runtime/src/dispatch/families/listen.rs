@@ -161,10 +161,10 @@ async fn listen(
             break;
         }
         let mut recv = std::pin::pin!(changes.recv());
-        // Changes first (polling both and picking one at random cost ~1,400 instructions
-        // per change delivered). The shutdown wait stays registered between turns: it is
-        // polled again only for a new waker, else the token says whether it fired
-        // (polling it on every turn cost ≈ 800 instructions per change delivered).
+        // Changes first, rather than polling both and picking one at random. The shutdown
+        // wait stays registered between turns: it is polled again only for a new waker, else
+        // the token says whether it fired, rather than being polled on every turn
+        // (BENCHMARKS.md, "The listen loop").
         let next = std::future::poll_fn(|cx| {
             if let Poll::Ready(change) = recv.as_mut().poll(cx) {
                 return Poll::Ready(Some(change));
@@ -317,7 +317,7 @@ fn resync(
 
 /// The notifications of one listen stream, written around its subscription id, which is
 /// serialized once. By hand: serde wrote `_meta` through a map for every stream and every
-/// change (see BENCHMARKS.md, "Many clients"). `tests/streaming.rs` reads them back as JSON.
+/// change (BENCHMARKS.md, "The listen loop"). `tests/streaming.rs` reads them back as JSON.
 struct Framed {
     /// `"_meta":{"io.modelcontextprotocol/subscriptionId":<id>}}}`
     tail: Vec<u8>,

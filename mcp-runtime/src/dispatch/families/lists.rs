@@ -134,8 +134,8 @@ fn list_page(
         Some(_) => CacheScope::Private,
         None => hint.scope,
     };
-    // Sized for the items and the fields around them: a page of 50 tools is ~15 KB, and a
-    // buffer grown from the default 512 bytes was copied five times (1.3k instructions).
+    // Sized for the items and the fields around them: a page of 50 tools is ~15 KB, which a
+    // buffer grown from the default 512 bytes copies five times (BENCHMARKS.md, "List pages").
     let size: usize = page.iter().map(|item| item.get().len() + 1).sum();
     let page = Page {
         items_key,
@@ -162,8 +162,8 @@ struct Page<'a> {
 }
 
 impl Page<'_> {
-    /// Appends the page's JSON. Written by hand: through serde (a flattened enum of raw
-    /// values) a page of 50 tools cost 1.7k instructions more.
+    /// Appends the page's JSON. Written by hand rather than through serde, whose flattened enum
+    /// of raw values costs more per page (BENCHMARKS.md, "List pages").
     fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         out.extend_from_slice(br#"{"resultType":"complete",""#);
         out.extend_from_slice(self.items_key.as_bytes());

@@ -1,8 +1,8 @@
 //! Tool arguments as the JSON Schema validator reads them, and as the handler's typed parse
 //! then reads them again: a tree over the request's text. Objects are vectors of members and a
 //! string without escapes is kept as its place in the text, so the tree is built and dropped
-//! for a fraction of a `serde_json::Value` (a `BTreeMap` and an owned `String` per key): the
-//! 20-field benchmark call spent ≈ 37k instructions on that tree.
+//! for a fraction of a `serde_json::Value` (a `BTreeMap` and an owned `String` per key;
+//! BENCHMARKS.md, "The validator's tree").
 //!
 //! Here: the tree ([`Doc`], [`Text`]), reading it from the text, and [`DocRef`] (a value with
 //! its text). `validate.rs`: the validator's view of it; `typed.rs`: the typed parse's.
@@ -31,8 +31,8 @@ impl Text {
         }
     }
 
-    /// Whether it reads `key`: lengths first, then bytes (a lookup of each of 20 required
-    /// names compared sliced names and cost the 20-field call 5.8k instructions more).
+    /// Whether it reads `key`: lengths first, then bytes, rather than comparing sliced names
+    /// (BENCHMARKS.md, "The validator's tree").
     fn is(&self, text: &str, key: &str) -> bool {
         match self {
             Text::At(start, end) => {
@@ -187,7 +187,8 @@ impl<'de> Visitor<'de> for DocSeed {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Doc, A::Error> {
         // serde_json gives no size hint; tool arguments are objects of a few to tens of
-        // members, and growing from 4 cost the 20-field call 0.5k instructions.
+        // members, so room for 16 rather than growing from 4 (BENCHMARKS.md, "The validator's
+        // tree").
         let mut members = Vec::with_capacity(map.size_hint().unwrap_or(16));
         while let Some(key) = map.next_key_seed(KeySeed(self))? {
             members.push((key, map.next_value_seed(self)?));

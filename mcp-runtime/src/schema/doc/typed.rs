@@ -8,7 +8,7 @@ use serde::de::{
 };
 
 /// The typed parse of validated arguments reads the tree the validator read, not the text a
-/// third time (≈ 8k instructions of the 20-field call). It is only asked for a value the text
+/// third time (BENCHMARKS.md, "The validator's tree"). It is only asked for a value the text
 /// would give too: [`Arguments::parse`](crate::Arguments::parse) reads the text again on any
 /// error, for the error's wording and path.
 impl<'de> Deserializer<'de> for DocRef<'de> {
