@@ -1,6 +1,7 @@
 //! `#[derive(ElicitForm)]`: the `requestedSchema` of an elicitation form (struct of flat
 //! fields), or a string choice usable as a form field (fieldless enum).
 
+use crate::attr::forwarded::serde_string;
 use crate::attr::{self, Slot};
 use crate::ctxt::Ctxt;
 use crate::docs;
@@ -24,14 +25,11 @@ const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
 /// Entry point of `#[derive(ElicitForm)]`.
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
-    let cx = Ctxt::new();
     let input = match syn::parse2::<DeriveInput>(input) {
         Ok(i) => i,
-        Err(e) => {
-            let _ = cx.check();
-            return e.to_compile_error();
-        }
+        Err(e) => return e.to_compile_error(),
     };
+    let cx = Ctxt::new();
     let paths = Paths::new(None);
     if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -139,28 +137,6 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
         format: format.get(),
         rename: rename.get(),
     }
-}
-
-/// `#[serde(key = "...")]`, if present (other serde arguments are ignored).
-pub(crate) fn serde_string(attrs: &[Attribute], key: &str) -> Option<LitStr> {
-    let mut found = None;
-    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|meta| {
-            if meta.path.is_ident(key) {
-                if let Ok(v) = meta.value()
-                    && let Ok(s) = v.parse::<LitStr>()
-                {
-                    found = Some(s);
-                }
-            } else if meta.input.peek(syn::Token![=]) {
-                let _ = meta.value().and_then(|v| v.parse::<Expr>());
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|_| Ok(()));
-            }
-            Ok(())
-        });
-    }
-    found
 }
 
 fn serde_rename_all(cx: &Ctxt, attrs: &[Attribute]) -> Option<String> {

@@ -1,5 +1,6 @@
-//! Code generation, one module per macro. Everything generated is named through
-//! `::mcp_runtime::__private` and sits inside `const _: () = { ... };`.
+//! Code generation, one module per macro, from a checked model; the pieces they share are here.
+//! Everything generated is named through `::mcp_runtime::__private` and sits inside
+//! `const _: () = { ... };`.
 
 pub(crate) mod form;
 pub(crate) mod handlers;
@@ -7,7 +8,7 @@ pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;
 
-use crate::common::{AccessSpec, CompletionSource, IconSpec};
+use crate::attr::shared::{AccessSpec, CompletionSource, IconSpec};
 use crate::model::{Function, Host, InputKind, ParamKind};
 use crate::paths::Paths;
 use proc_macro2::{Ident, TokenStream};
