@@ -297,6 +297,7 @@ fn form_struct(
     quote! {
         #allows
         const _: () = {
+            #[automatically_derived]
             impl #p::ElicitForm for #ident {
                 fn requested_schema() -> #p::serde_json::Map<#p::std::string::String, #p::serde_json::Value> {
                     let mut __mcp_props = #p::serde_json::Map::new();
@@ -359,6 +360,7 @@ fn choice_enum(
     quote! {
         #allows
         const _: () = {
+            #[automatically_derived]
             impl #p::FormField for #ident {
                 const OPTIONAL: bool = false;
                 fn field_schema() -> #p::serde_json::Map<#p::std::string::String, #p::serde_json::Value> {

@@ -141,6 +141,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     quote! {
         #imp
         #(#generated)*
+        #[automatically_derived]
         impl #p::Handlers for #self_ty {}
         #errors
     }

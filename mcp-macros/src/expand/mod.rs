@@ -51,6 +51,7 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
         trait __McpViaFromStr<T> {
             fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String>;
         }
+        #[automatically_derived]
         impl<T> __McpViaFromStr<T> for &__McpParse<T>
         where
             T: ::core::str::FromStr,
@@ -64,6 +65,7 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
         trait __McpFromString: ::core::marker::Sized {
             fn __mcp_from(s: &str) -> ::core::result::Result<Self, ::std::string::String>;
         }
+        #[automatically_derived]
         impl<T: #p::serde::de::DeserializeOwned> __McpFromString for T {
             fn __mcp_from(s: &str) -> ::core::result::Result<T, ::std::string::String> {
                 #p::string_argument(s)
@@ -76,6 +78,7 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
             where
                 T: __McpFromString;
         }
+        #[automatically_derived]
         impl<T> __McpViaSerde<T> for __McpParse<T> {
             fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String>
             where
@@ -106,6 +109,7 @@ pub(crate) fn argument_trait(paths: &Paths) -> TokenStream {
         trait __McpArgument {
             type Type;
         }
+        #[automatically_derived]
         impl<T: #p::ToolArgument> __McpArgument for T {
             type Type = T;
         }
@@ -172,6 +176,7 @@ pub(crate) fn conversions(
     let (into, into_method) = kind.conversion();
     let primitive = any.then(|| {
         quote! {
+            #[automatically_derived]
             impl #p::IntoPrimitive for #ident {
                 fn into_primitive(self) -> #p::Primitive {
                     #p::Primitive::#ty(#build)
@@ -180,6 +185,7 @@ pub(crate) fn conversions(
         }
     });
     quote! {
+        #[automatically_derived]
         impl #p::#into for #ident {
             fn #into_method(self) -> #p::#ty {
                 #build
