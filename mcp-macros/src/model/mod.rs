@@ -5,6 +5,8 @@ mod function;
 mod input;
 mod param;
 mod template;
+#[cfg(test)]
+mod tests;
 mod types;
 
 pub(crate) use function::{Function, Host, strip};
