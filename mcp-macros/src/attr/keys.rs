@@ -51,9 +51,19 @@ pub(crate) const MAX_TOKENS: &str = "max_tokens";
 pub(crate) const SYSTEM_PROMPT: &str = "system_prompt";
 pub(crate) const MESSAGE: &str = "message";
 
+// `#[form(...)]` on a field of `#[derive(ElicitForm)]` (with `title`, `description` and
+// `rename`).
+pub(crate) const FORM: &str = "form";
+pub(crate) const MIN_LENGTH: &str = "min_length";
+pub(crate) const MAX_LENGTH: &str = "max_length";
+pub(crate) const MINIMUM: &str = "minimum";
+pub(crate) const MAXIMUM: &str = "maximum";
+pub(crate) const FORMAT: &str = "format";
+
 // Attributes of a parameter forwarded to the arguments struct, and the keys read from them.
 pub(crate) const SERDE: &str = "serde";
 pub(crate) const SCHEMARS: &str = "schemars";
 pub(crate) const RENAME: &str = "rename";
+pub(crate) const RENAME_ALL: &str = "rename_all";
 pub(crate) const ALIAS: &str = "alias";
 pub(crate) const DEFAULT: &str = "default";

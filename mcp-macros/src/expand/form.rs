@@ -2,6 +2,9 @@
 //! fields), or a string choice usable as a form field (fieldless enum).
 
 use crate::attr::forwarded::serde_string;
+use crate::attr::keys::{
+    DESCRIPTION, FORM, FORMAT, MAX_LENGTH, MAXIMUM, MIN_LENGTH, MINIMUM, RENAME, RENAME_ALL, TITLE,
+};
 use crate::attr::{self, Slot};
 use crate::ctxt::Ctxt;
 use crate::docs;
@@ -12,14 +15,14 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Lit, LitInt, LitStr};
 
 const FIELD_KEYS: &[&str] = &[
-    "title",
-    "description",
-    "min_length",
-    "max_length",
-    "minimum",
-    "maximum",
-    "format",
-    "rename",
+    TITLE,
+    DESCRIPTION,
+    MIN_LENGTH,
+    MAX_LENGTH,
+    MINIMUM,
+    MAXIMUM,
+    FORMAT,
+    RENAME,
 ];
 const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
@@ -76,15 +79,15 @@ struct FieldAttrs {
 }
 
 fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
-    let mut title = Slot::new("title");
-    let mut description = Slot::new("description");
-    let mut min_length = Slot::new("min_length");
-    let mut max_length = Slot::new("max_length");
-    let mut minimum = Slot::new("minimum");
-    let mut maximum = Slot::new("maximum");
-    let mut format: Slot<LitStr> = Slot::new("format");
-    let mut rename: Slot<LitStr> = Slot::new("rename");
-    for a in attrs.iter().filter(|a| a.path().is_ident("form")) {
+    let mut title = Slot::new(TITLE);
+    let mut description = Slot::new(DESCRIPTION);
+    let mut min_length = Slot::new(MIN_LENGTH);
+    let mut max_length = Slot::new(MAX_LENGTH);
+    let mut minimum = Slot::new(MINIMUM);
+    let mut maximum = Slot::new(MAXIMUM);
+    let mut format: Slot<LitStr> = Slot::new(FORMAT);
+    let mut rename: Slot<LitStr> = Slot::new(RENAME);
+    for a in attrs.iter().filter(|a| a.path().is_ident(FORM)) {
         for m in attr::nested(cx, &a.meta) {
             let k = attr::key(&m);
             if !allowed.contains(&k.as_str()) {
@@ -92,13 +95,13 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
                 continue;
             }
             match k.as_str() {
-                "title" => title.set(cx, &m, attr::string(cx, &m)),
-                "description" => description.set(cx, &m, attr::string(cx, &m)),
-                "min_length" => min_length.set(cx, &m, attr::integer(cx, &m)),
-                "max_length" => max_length.set(cx, &m, attr::integer(cx, &m)),
-                "minimum" => minimum.set(cx, &m, attr::number(cx, &m)),
-                "maximum" => maximum.set(cx, &m, attr::number(cx, &m)),
-                "format" => {
+                TITLE => title.set(cx, &m, attr::string(cx, &m)),
+                DESCRIPTION => description.set(cx, &m, attr::string(cx, &m)),
+                MIN_LENGTH => min_length.set(cx, &m, attr::integer(cx, &m)),
+                MAX_LENGTH => max_length.set(cx, &m, attr::integer(cx, &m)),
+                MINIMUM => minimum.set(cx, &m, attr::number(cx, &m)),
+                MAXIMUM => maximum.set(cx, &m, attr::number(cx, &m)),
+                FORMAT => {
                     let f = attr::string(cx, &m);
                     if let Some(f) = &f
                         && !FORMATS.contains(&f.value().as_str())
@@ -117,13 +120,14 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
                     }
                     format.set(cx, &m, f)
                 }
+                // `RENAME`, the one key left in `allowed`.
                 _ => rename.set(cx, &m, attr::string(cx, &m)),
             }
         }
     }
     // `#[serde(rename = "...")]` names the property too (serde reads the answer).
     if rename.as_ref().is_none()
-        && let Some(r) = serde_string(attrs, "rename")
+        && let Some(r) = serde_string(attrs, RENAME)
     {
         rename.set(cx, &r, Some(r.clone()));
     }
@@ -140,7 +144,7 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
 }
 
 fn serde_rename_all(cx: &Ctxt, attrs: &[Attribute]) -> Option<String> {
-    let lit = serde_string(attrs, "rename_all")?;
+    let lit = serde_string(attrs, RENAME_ALL)?;
     let v = lit.value();
     if rename(&v, "a_b", false).is_none() {
         cx.error_spanned_by(
@@ -342,7 +346,7 @@ fn choice_enum(
             );
             continue;
         }
-        let fa = field_attrs(cx, &v.attrs, &["rename"]);
+        let fa = field_attrs(cx, &v.attrs, &[RENAME]);
         let name = match (&fa.rename, rename_all) {
             (Some(r), _) => r.value(),
             (None, Some(rule)) => {

@@ -74,8 +74,7 @@ impl Model {
             Attrs::Tool(attrs) => Spec::Tool(Tool { attrs, name }),
             Attrs::Resource(attrs) => {
                 let variables = match &attrs.uri {
-                    Some(uri) => template::uri_template(&uri.value())
-                        .map(|vars| vars.into_iter().map(|v| v.name).collect()),
+                    Some(uri) => template::uri_template(&uri.value()),
                     None => Ok(Vec::new()),
                 };
                 Spec::Resource(Resource {

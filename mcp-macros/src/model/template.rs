@@ -1,15 +1,10 @@
 //! URI templates (RFC 6570, the subset the runtime serves): their variables, read at compile
 //! time.
 
-/// One variable of a URI template.
-pub(crate) struct TemplateVar {
-    pub(crate) name: String,
-}
-
 /// Parses a URI template the way the runtime does (`{var}` and `{+var}` only, no two variables
-/// in a row), returning its variables or a message saying what is wrong.
-pub(crate) fn uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
-    let mut vars: Vec<TemplateVar> = Vec::new();
+/// in a row), returning the names of its variables or a message saying what is wrong.
+pub(crate) fn uri_template(template: &str) -> Result<Vec<String>, String> {
+    let mut vars: Vec<String> = Vec::new();
     let mut rest = template;
     let mut last_was_var = false;
     let mut first = true;
@@ -41,14 +36,12 @@ pub(crate) fn uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
                 "two variables in a row in `{template}` cannot be told apart: put a literal between them"
             ));
         }
-        if vars.iter().any(|v| v.name == name) {
+        if vars.iter().any(|v| v == name) {
             return Err(format!(
                 "the variable `{name}` appears twice in `{template}`; use each variable once"
             ));
         }
-        vars.push(TemplateVar {
-            name: name.to_owned(),
-        });
+        vars.push(name.to_owned());
         last_was_var = true;
         first = false;
         rest = &after[close + 1..];
@@ -80,10 +73,7 @@ mod tests {
     #[test]
     fn templates() {
         let v = uri_template("files://{+path}/x/{id}").unwrap();
-        assert_eq!(
-            v.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
-            ["path", "id"]
-        );
+        assert_eq!(v, ["path", "id"]);
         assert!(uri_template("files://{a}{b}").is_err());
         assert!(uri_template("files://{a").is_err());
         assert!(uri_template("files://{?q}").is_err());
