@@ -10,6 +10,10 @@
 //! Mistakes are compile errors at the narrowest span, all reported at once; the function is
 //! still emitted so the rest of the crate keeps compiling.
 
+// Every attribute goes through `driver`: `attr` parses its arguments, `check` the signature,
+// `model` builds the function's model, `check` checks it, and only then does `expand`
+// generate; `fallback` is what is emitted instead when anything was wrong.
+
 mod attr;
 mod check;
 mod ctxt;

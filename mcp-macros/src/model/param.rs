@@ -91,6 +91,7 @@ pub(crate) enum ParamKind {
 }
 
 impl Param {
+    /// Classifies the parameter `pt` of a function of `kind`; mistakes are recorded in `cx`.
     pub(crate) fn from_syn(cx: &Ctxt, pt: &syn::PatType, kind: Kind) -> Param {
         let ty = (*pt.ty).clone();
         let ident = match &*pt.pat {
@@ -208,6 +209,7 @@ impl Param {
         }
     }
 
+    /// Whether it is a plain argument (not a context value or a client input).
     pub(crate) fn is_argument(&self) -> bool {
         matches!(self.kind, ParamKind::Argument)
     }

@@ -18,6 +18,7 @@ pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     generic_arg_of(ty, "Option")
 }
 
+/// `T` when `ty` is `name<T>` (by its last path segment): `Elicitation<T>`, `Arc<T>`.
 pub(crate) fn generic_arg_of<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
     let Type::Path(tp) = ty else { return None };
     if tp.qself.is_some() {
@@ -48,6 +49,7 @@ fn last_segment(ty: &Type) -> Option<String> {
     }
 }
 
+/// Whether `ty` is a context extractor recognized without `#[ctx]`.
 pub(crate) fn is_known_context(ty: &Type) -> bool {
     if let Some(inner) = option_inner(ty) {
         return last_segment(inner).as_deref() == Some("Caller");
@@ -55,6 +57,7 @@ pub(crate) fn is_known_context(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| CONTEXT_TYPES.contains(&s.as_str()))
 }
 
+/// The first `impl Trait` in `ty`, if any.
 pub(crate) fn find_impl_trait(ty: &Type) -> Option<&Type> {
     match ty {
         Type::ImplTrait(_) => Some(ty),
