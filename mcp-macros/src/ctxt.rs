@@ -38,14 +38,6 @@ impl Ctxt {
         }
     }
 
-    /// Whether an error was recorded so far.
-    pub(crate) fn has_errors(&self) -> bool {
-        self.errors
-            .borrow()
-            .as_ref()
-            .is_some_and(|errors| !errors.is_empty())
-    }
-
     /// Consumes the context: all recorded errors combined into one, if any.
     pub(crate) fn check(self) -> Result<(), syn::Error> {
         let errors = self.errors.borrow_mut().take().unwrap_or_default();

@@ -10,17 +10,23 @@
 //! Mistakes are compile errors at the narrowest span, all reported at once; the function is
 //! still emitted so the rest of the crate keeps compiling.
 
+// Every attribute goes through `driver`: `attr` parses its arguments, `check` the signature,
+// `model` builds the function's model, `check` checks it, and only then does `expand`
+// generate; `fallback` is what is emitted instead when anything was wrong.
+
 mod attr;
 mod check;
-mod common;
 mod ctxt;
 mod docs;
+mod driver;
 mod expand;
 mod fallback;
 mod interpolate;
+mod kind;
 mod model;
 mod paths;
 
+use kind::Kind;
 use proc_macro::TokenStream;
 
 /// Turns a function into an MCP tool.
@@ -83,7 +89,7 @@ use proc_macro::TokenStream;
 /// `Send`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::tool::expand(args.into(), item.into()).into()
+    driver::expand(Kind::Tool, args.into(), item.into()).into()
 }
 
 /// Turns a function into an MCP resource (fixed URI) or resource template (RFC 6570).
@@ -122,7 +128,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// (base64 blob), `ResourceContents`, or a `Result` of one of these.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::resource::expand(args.into(), item.into()).into()
+    driver::expand(Kind::Resource, args.into(), item.into()).into()
 }
 
 /// Turns a function into an MCP prompt.
@@ -160,7 +166,7 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Vec<PromptMessage>`, `GetPromptResult`, or a `Result` of one of these.
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::prompt::expand(args.into(), item.into()).into()
+    driver::expand(Kind::Prompt, args.into(), item.into()).into()
 }
 
 /// Serves the methods of an `impl` block: those marked `#[tool]`, `#[resource]` or `#[prompt]`

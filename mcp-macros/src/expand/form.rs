@@ -1,6 +1,10 @@
 //! `#[derive(ElicitForm)]`: the `requestedSchema` of an elicitation form (struct of flat
 //! fields), or a string choice usable as a form field (fieldless enum).
 
+use crate::attr::forwarded::serde_string;
+use crate::attr::keys::{
+    DESCRIPTION, FORM, FORMAT, MAX_LENGTH, MAXIMUM, MIN_LENGTH, MINIMUM, RENAME, RENAME_ALL, TITLE,
+};
 use crate::attr::{self, Slot};
 use crate::ctxt::Ctxt;
 use crate::docs;
@@ -11,27 +15,24 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Lit, LitInt, LitStr};
 
 const FIELD_KEYS: &[&str] = &[
-    "title",
-    "description",
-    "min_length",
-    "max_length",
-    "minimum",
-    "maximum",
-    "format",
-    "rename",
+    TITLE,
+    DESCRIPTION,
+    MIN_LENGTH,
+    MAX_LENGTH,
+    MINIMUM,
+    MAXIMUM,
+    FORMAT,
+    RENAME,
 ];
 const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
 /// Entry point of `#[derive(ElicitForm)]`.
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
-    let cx = Ctxt::new();
     let input = match syn::parse2::<DeriveInput>(input) {
         Ok(i) => i,
-        Err(e) => {
-            let _ = cx.check();
-            return e.to_compile_error();
-        }
+        Err(e) => return e.to_compile_error(),
     };
+    let cx = Ctxt::new();
     let paths = Paths::new(None);
     if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -78,15 +79,15 @@ struct FieldAttrs {
 }
 
 fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
-    let mut title = Slot::new("title");
-    let mut description = Slot::new("description");
-    let mut min_length = Slot::new("min_length");
-    let mut max_length = Slot::new("max_length");
-    let mut minimum = Slot::new("minimum");
-    let mut maximum = Slot::new("maximum");
-    let mut format: Slot<LitStr> = Slot::new("format");
-    let mut rename: Slot<LitStr> = Slot::new("rename");
-    for a in attrs.iter().filter(|a| a.path().is_ident("form")) {
+    let mut title = Slot::new(TITLE);
+    let mut description = Slot::new(DESCRIPTION);
+    let mut min_length = Slot::new(MIN_LENGTH);
+    let mut max_length = Slot::new(MAX_LENGTH);
+    let mut minimum = Slot::new(MINIMUM);
+    let mut maximum = Slot::new(MAXIMUM);
+    let mut format: Slot<LitStr> = Slot::new(FORMAT);
+    let mut rename: Slot<LitStr> = Slot::new(RENAME);
+    for a in attrs.iter().filter(|a| a.path().is_ident(FORM)) {
         for m in attr::nested(cx, &a.meta) {
             let k = attr::key(&m);
             if !allowed.contains(&k.as_str()) {
@@ -94,13 +95,13 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
                 continue;
             }
             match k.as_str() {
-                "title" => title.set(cx, &m, attr::string(cx, &m)),
-                "description" => description.set(cx, &m, attr::string(cx, &m)),
-                "min_length" => min_length.set(cx, &m, attr::integer(cx, &m)),
-                "max_length" => max_length.set(cx, &m, attr::integer(cx, &m)),
-                "minimum" => minimum.set(cx, &m, attr::number(cx, &m)),
-                "maximum" => maximum.set(cx, &m, attr::number(cx, &m)),
-                "format" => {
+                TITLE => title.set(cx, &m, attr::string(cx, &m)),
+                DESCRIPTION => description.set(cx, &m, attr::string(cx, &m)),
+                MIN_LENGTH => min_length.set(cx, &m, attr::integer(cx, &m)),
+                MAX_LENGTH => max_length.set(cx, &m, attr::integer(cx, &m)),
+                MINIMUM => minimum.set(cx, &m, attr::number(cx, &m)),
+                MAXIMUM => maximum.set(cx, &m, attr::number(cx, &m)),
+                FORMAT => {
                     let f = attr::string(cx, &m);
                     if let Some(f) = &f
                         && !FORMATS.contains(&f.value().as_str())
@@ -119,13 +120,14 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
                     }
                     format.set(cx, &m, f)
                 }
+                // `RENAME`, the one key left in `allowed`.
                 _ => rename.set(cx, &m, attr::string(cx, &m)),
             }
         }
     }
     // `#[serde(rename = "...")]` names the property too (serde reads the answer).
     if rename.as_ref().is_none()
-        && let Some(r) = serde_string(attrs, "rename")
+        && let Some(r) = serde_string(attrs, RENAME)
     {
         rename.set(cx, &r, Some(r.clone()));
     }
@@ -141,30 +143,8 @@ fn field_attrs(cx: &Ctxt, attrs: &[Attribute], allowed: &[&str]) -> FieldAttrs {
     }
 }
 
-/// `#[serde(key = "...")]`, if present (other serde arguments are ignored).
-pub(crate) fn serde_string(attrs: &[Attribute], key: &str) -> Option<LitStr> {
-    let mut found = None;
-    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|meta| {
-            if meta.path.is_ident(key) {
-                if let Ok(v) = meta.value()
-                    && let Ok(s) = v.parse::<LitStr>()
-                {
-                    found = Some(s);
-                }
-            } else if meta.input.peek(syn::Token![=]) {
-                let _ = meta.value().and_then(|v| v.parse::<Expr>());
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|_| Ok(()));
-            }
-            Ok(())
-        });
-    }
-    found
-}
-
 fn serde_rename_all(cx: &Ctxt, attrs: &[Attribute]) -> Option<String> {
-    let lit = serde_string(attrs, "rename_all")?;
+    let lit = serde_string(attrs, RENAME_ALL)?;
     let v = lit.value();
     if rename(&v, "a_b", false).is_none() {
         cx.error_spanned_by(
@@ -321,6 +301,7 @@ fn form_struct(
     quote! {
         #allows
         const _: () = {
+            #[automatically_derived]
             impl #p::ElicitForm for #ident {
                 fn requested_schema() -> #p::serde_json::Map<#p::std::string::String, #p::serde_json::Value> {
                     let mut __mcp_props = #p::serde_json::Map::new();
@@ -365,7 +346,7 @@ fn choice_enum(
             );
             continue;
         }
-        let fa = field_attrs(cx, &v.attrs, &["rename"]);
+        let fa = field_attrs(cx, &v.attrs, &[RENAME]);
         let name = match (&fa.rename, rename_all) {
             (Some(r), _) => r.value(),
             (None, Some(rule)) => {
@@ -383,6 +364,7 @@ fn choice_enum(
     quote! {
         #allows
         const _: () = {
+            #[automatically_derived]
             impl #p::FormField for #ident {
                 const OPTIONAL: bool = false;
                 fn field_schema() -> #p::serde_json::Map<#p::std::string::String, #p::serde_json::Value> {

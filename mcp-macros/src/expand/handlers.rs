@@ -2,30 +2,19 @@
 //! become primitives, served with the value registered by `ServerBuilder::handlers` as their
 //! shared state (`&self`).
 
-use super::{prompt, resource, tool};
+use crate::attr::keys::CRATE;
 use crate::ctxt::Ctxt;
+use crate::driver::{self, Expanded};
+use crate::kind::Kind;
 use crate::model::{Host, strip};
 use crate::paths::Paths;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Attribute, ImplItem, ItemFn, ItemImpl, Meta};
 
-/// Which primitive a method's attribute declares.
-#[derive(Clone, Copy)]
-enum Kind {
-    Tool,
-    Resource,
-    Prompt,
-}
-
+/// The primitive a method's attribute declares, if it is one of ours.
 fn kind_of(attr: &Attribute) -> Option<Kind> {
-    let last = attr.path().segments.last()?;
-    match last.ident.to_string().as_str() {
-        "tool" => Some(Kind::Tool),
-        "resource" => Some(Kind::Resource),
-        "prompt" => Some(Kind::Prompt),
-        _ => None,
-    }
+    Kind::of_path(attr.path())
 }
 
 /// Entry point of `#[handlers]`.
@@ -35,7 +24,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         None
     } else {
         match syn::parse2::<syn::MetaNameValue>(args) {
-            Ok(nv) if nv.path.is_ident("crate") => match nv.value {
+            Ok(nv) if nv.path.is_ident(CRATE) => match nv.value {
                 syn::Expr::Path(p) => Some(p.path),
                 other => {
                     cx.error_spanned_by(other, "write `crate = path::to::mcp_runtime`");
@@ -86,7 +75,12 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut found = 0;
     for item in &mut imp.items {
         let ImplItem::Fn(method) = item else { continue };
-        let Some(pos) = method.attrs.iter().position(|a| kind_of(a).is_some()) else {
+        let Some((pos, kind)) = method
+            .attrs
+            .iter()
+            .enumerate()
+            .find_map(|(i, a)| kind_of(a).map(|k| (i, k)))
+        else {
             continue;
         };
         let attr = method.attrs.remove(pos);
@@ -117,22 +111,20 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             self_ty: Box::new(self_ty.clone()),
             receiver: false,
         };
-        let expanded = match kind_of(&attr) {
-            Some(Kind::Tool) => tool::expand_fn(args, function.clone(), host),
-            Some(Kind::Resource) => resource::expand_fn(args, function.clone(), host),
-            Some(Kind::Prompt) | None => prompt::expand_fn(args, function.clone(), host),
-        };
-        match expanded {
-            Ok((stripped, items)) => {
+        match driver::expand_fn(kind, args, function.clone(), host) {
+            Ok(Expanded {
+                item: stripped,
+                generated: items,
+            }) => {
                 method.sig = stripped.sig;
                 generated.push(items);
             }
-            Err((e, _)) => {
+            Err(failed) => {
                 // The method stays as written, minus the helper attributes, so that the rest
                 // of the crate compiles while the mistakes are shown.
                 strip(&mut function);
                 method.sig = function.sig;
-                errors.extend(e);
+                errors.extend(failed.errors());
             }
         }
     }
@@ -149,6 +141,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     quote! {
         #imp
         #(#generated)*
+        #[automatically_derived]
         impl #p::Handlers for #self_ty {}
         #errors
     }

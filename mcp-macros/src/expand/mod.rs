@@ -1,5 +1,6 @@
-//! Code generation, one module per macro. Everything generated is named through
-//! `::mcp_runtime::__private` and sits inside `const _: () = { ... };`.
+//! Code generation, one module per macro, from a checked model; the pieces they share are here.
+//! Everything generated is named through `::mcp_runtime::__private` and sits inside
+//! `const _: () = { ... };`.
 
 pub(crate) mod form;
 pub(crate) mod handlers;
@@ -7,7 +8,7 @@ pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;
 
-use crate::common::{AccessSpec, CompletionSource, IconSpec};
+use crate::attr::shared::{AccessSpec, CompletionSource, IconSpec};
 use crate::model::{Function, Host, InputKind, ParamKind};
 use crate::paths::Paths;
 use proc_macro2::{Ident, TokenStream};
@@ -50,6 +51,7 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
         trait __McpViaFromStr<T> {
             fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String>;
         }
+        #[automatically_derived]
         impl<T> __McpViaFromStr<T> for &__McpParse<T>
         where
             T: ::core::str::FromStr,
@@ -63,6 +65,7 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
         trait __McpFromString: ::core::marker::Sized {
             fn __mcp_from(s: &str) -> ::core::result::Result<Self, ::std::string::String>;
         }
+        #[automatically_derived]
         impl<T: #p::serde::de::DeserializeOwned> __McpFromString for T {
             fn __mcp_from(s: &str) -> ::core::result::Result<T, ::std::string::String> {
                 #p::string_argument(s)
@@ -75,6 +78,7 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
             where
                 T: __McpFromString;
         }
+        #[automatically_derived]
         impl<T> __McpViaSerde<T> for __McpParse<T> {
             fn __mcp_parse(&self, s: &str) -> ::core::result::Result<T, ::std::string::String>
             where
@@ -105,6 +109,7 @@ pub(crate) fn argument_trait(paths: &Paths) -> TokenStream {
         trait __McpArgument {
             type Type;
         }
+        #[automatically_derived]
         impl<T: #p::ToolArgument> __McpArgument for T {
             type Type = T;
         }
@@ -171,6 +176,7 @@ pub(crate) fn conversions(
     let (into, into_method) = kind.conversion();
     let primitive = any.then(|| {
         quote! {
+            #[automatically_derived]
             impl #p::IntoPrimitive for #ident {
                 fn into_primitive(self) -> #p::Primitive {
                     #p::Primitive::#ty(#build)
@@ -179,6 +185,7 @@ pub(crate) fn conversions(
         }
     });
     quote! {
+        #[automatically_derived]
         impl #p::#into for #ident {
             fn #into_method(self) -> #p::#ty {
                 #build

@@ -1,186 +1,17 @@
-//! `#[prompt]`.
+//! The code `#[prompt]` generates: the handler parsing the string arguments, the build
+//! function declaring them, the handle and the registration.
 
-use crate::attr::{self, Item, Slot};
-use crate::check;
-use crate::common::{self, AccessSpec, CompletionSpec, IconSpec};
-use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
-use crate::fallback;
-use crate::model::{Function, Host, MacroKind, option_inner};
+use crate::model::{Function, Prompt, option_inner};
 use crate::paths::Paths;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, LitStr};
 
-const KEYS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "icon",
-    "complete",
-    "scopes",
-    "authorize",
-    "crate",
-];
-
-struct PromptAttrs {
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<LitStr>,
-    icons: Vec<IconSpec>,
-    completions: Vec<CompletionSpec>,
-    access: AccessSpec,
-    krate: Option<syn::Path>,
-}
-
-impl PromptAttrs {
-    fn parse(cx: &Ctxt, args: TokenStream) -> PromptAttrs {
-        let mut name = Slot::new("name");
-        let mut title = Slot::new("title");
-        let mut description = Slot::new("description");
-        let mut krate = Slot::new("crate");
-        let mut icons = Vec::new();
-        let mut completions = Vec::new();
-        let mut access = AccessSpec::default();
-        for item in attr::parse_items(cx, args) {
-            let m = match item {
-                Item::Meta(m) => m,
-                Item::Lit(l) => {
-                    cx.error_spanned_by(&l, "`#[prompt]` takes `key = value` arguments: write `name = \"...\"` to name the prompt");
-                    continue;
-                }
-            };
-            if access.read(cx, &m) {
-                continue;
-            }
-            match attr::key(&m).as_str() {
-                "name" => name.set(cx, &m, attr::string(cx, &m)),
-                "title" => title.set(cx, &m, attr::string(cx, &m)),
-                "description" => description.set(cx, &m, attr::string(cx, &m)),
-                "icon" => icons.extend(common::icon(cx, &m)),
-                "complete" => common::completions(cx, &m, &mut completions),
-                "crate" => krate.set(cx, &m, common::crate_path(cx, &m)),
-                _ => attr::unknown_key(cx, m.path(), KEYS, "`#[prompt]`"),
-            }
-        }
-        PromptAttrs {
-            name: name.get(),
-            title: title.get(),
-            description: description.get(),
-            icons,
-            completions,
-            access,
-            krate: krate.get(),
-        }
-    }
-}
-
-/// Entry point of `#[prompt]`.
-pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse2::<ItemFn>(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let cx = Ctxt::new();
-            let attrs = PromptAttrs::parse(&cx, args);
-            let paths = Paths::new(attrs.krate.clone());
-            cx.error_at(
-                Span::call_site(),
-                "`#[prompt]` goes on a free function (`fn` or `async fn`)",
-            );
-            return fallback::emit(
-                input,
-                cx.into_compile_errors(),
-                &paths,
-                &[Registered::Prompt],
-            );
-        }
-    };
-    match expand_fn(args, item, Host::Free) {
-        Ok((_, out)) => out,
-        Err((errors, paths)) => fallback::emit(input, errors, &paths, &[Registered::Prompt]),
-    }
-}
-
-/// The prompt of `item`, a function living in `host`: the function as it is re-emitted and the
-/// generated items, or the errors (and where `mcp_runtime` is, for a fallback).
-pub(crate) fn expand_fn(
-    args: TokenStream,
-    item: ItemFn,
-    host: Host,
-) -> Result<(ItemFn, TokenStream), (TokenStream, Paths)> {
-    let cx = Ctxt::new();
-    let attrs = PromptAttrs::parse(&cx, args);
-    let paths = Paths::new(attrs.krate.clone());
-    check::signature(&cx, &item, MacroKind::Prompt);
-    let mut func = Function::from_item(&cx, item, MacroKind::Prompt, host);
-    check::interpolations(&cx, &func, MacroKind::Prompt);
-    let name = match &attrs.name {
-        Some(lit) => {
-            if let Err(e) = check::prompt_name(&lit.value()) {
-                cx.error_spanned_by(lit, e);
-            }
-            lit.value()
-        }
-        None => {
-            let n = func.item.sig.ident.to_string();
-            n.strip_prefix("r#").map(str::to_owned).unwrap_or(n)
-        }
-    };
-    for p in func.params.iter_mut().filter(|p| p.is_argument()) {
-        // `#[serde(rename = "..")]` alone names the argument on the wire; nothing else applies.
-        let rename = super::form::serde_string(&p.forwarded, "rename");
-        for a in &p.forwarded {
-            let only_rename = a.path().is_ident("serde")
-                && rename.is_some()
-                && a.parse_args::<syn::MetaNameValue>()
-                    .is_ok_and(|nv| nv.path.is_ident("rename"));
-            if !only_rename {
-                cx.error_spanned_by(
-                    a,
-                    "a prompt argument is a string parsed with `FromStr`: of `#[serde]` and `#[schemars]`, only `#[serde(rename = \"wireName\")]` applies to it",
-                );
-            }
-        }
-        if let Some(r) = rename {
-            p.name = r.value();
-        }
-    }
-    let arguments: Vec<&str> = func
-        .params
-        .iter()
-        .filter(|p| p.is_argument())
-        .map(|p| p.name.as_str())
-        .collect();
-    for c in &attrs.completions {
-        if !arguments.contains(&c.name.as_str()) {
-            cx.error_at(
-                c.span,
-                format!(
-                    "`{}` is not an argument of this prompt; its arguments are: {}",
-                    c.name,
-                    if arguments.is_empty() {
-                        "(none)".to_owned()
-                    } else {
-                        arguments
-                            .iter()
-                            .map(|a| format!("`{a}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    }
-                ),
-            );
-        }
-    }
-    if cx.has_errors() {
-        return Err((cx.into_compile_errors(), paths));
-    }
-    let _ = cx.check();
-    let out = generate(&paths, &attrs, &func, &name);
-    Ok((func.item, out))
-}
-
-fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> TokenStream {
+/// The items of a checked prompt.
+pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> TokenStream {
+    let attrs = &prompt.attrs;
+    let name = prompt.name.as_str();
     let p = paths.private();
     let item = &func.item;
 
@@ -248,11 +79,11 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
 
     let mut setup = expand::title_and_description(
         "__mcp_prompt",
-        attrs.title.as_ref(),
-        attrs.description.as_ref(),
+        attrs.common.title.as_ref(),
+        attrs.common.description.as_ref(),
         &item.attrs,
     );
-    for icon in &attrs.icons {
+    for icon in &attrs.common.icons {
         let icon = expand::icon(paths, icon);
         setup.extend(quote!(__mcp_prompt = __mcp_prompt.icon(#icon);));
     }
@@ -260,7 +91,7 @@ fn generate(paths: &Paths, attrs: &PromptAttrs, func: &Function, name: &str) -> 
     setup.extend(expand::access(
         paths,
         &format_ident!("__mcp_prompt"),
-        &attrs.access,
+        &attrs.common.access,
     ));
     setup.extend(expand::declarations(
         paths,

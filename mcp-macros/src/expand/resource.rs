@@ -1,288 +1,23 @@
-//! `#[resource]`: fixed resources and RFC 6570 resource templates.
+//! The code `#[resource]` generates, for a fixed resource or an RFC 6570 resource template:
+//! the handler parsing the template's variables, the build function, the handle and the
+//! registration.
 
-use crate::attr::{self, Item, Slot};
-use crate::check;
-use crate::common::{self, AccessSpec, CompletionSpec, IconSpec};
-use crate::ctxt::Ctxt;
 use crate::expand::{self, Registered, local};
-use crate::fallback;
-use crate::model::{Function, Host, MacroKind, option_inner};
+use crate::model::{Function, Resource, option_inner};
 use crate::paths::Paths;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, LitInt, LitStr, Meta};
 
-const KEYS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "mime_type",
-    "size",
-    "icon",
-    "cache",
-    "complete",
-    "scopes",
-    "authorize",
-    "crate",
-];
-
-struct ResourceAttrs {
-    uri: Option<LitStr>,
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<LitStr>,
-    mime_type: Option<LitStr>,
-    size: Option<(Meta, LitInt)>,
-    icons: Vec<IconSpec>,
-    cache: Option<(LitInt, bool)>,
-    completions: Vec<CompletionSpec>,
-    access: AccessSpec,
-    krate: Option<syn::Path>,
-}
-
-impl ResourceAttrs {
-    fn parse(cx: &Ctxt, args: TokenStream) -> ResourceAttrs {
-        let mut uri: Slot<LitStr> = Slot::new("URI");
-        let mut name = Slot::new("name");
-        let mut title = Slot::new("title");
-        let mut description = Slot::new("description");
-        let mut mime_type = Slot::new("mime_type");
-        let mut size = Slot::new("size");
-        let mut cache = Slot::new("cache");
-        let mut krate = Slot::new("crate");
-        let mut icons = Vec::new();
-        let mut completions = Vec::new();
-        let mut access = AccessSpec::default();
-        for (i, item) in attr::parse_items(cx, args).into_iter().enumerate() {
-            let m = match item {
-                Item::Lit(l) => {
-                    if i != 0 {
-                        cx.error_spanned_by(
-                            &l,
-                            "the URI comes first: `#[resource(\"scheme://...\", name = \"...\")]`",
-                        );
-                    }
-                    uri.set(cx, &l, Some(l.clone()));
-                    continue;
-                }
-                Item::Meta(m) => m,
-            };
-            if access.read(cx, &m) {
-                continue;
-            }
-            match attr::key(&m).as_str() {
-                "name" => name.set(cx, &m, attr::string(cx, &m)),
-                "title" => title.set(cx, &m, attr::string(cx, &m)),
-                "description" => description.set(cx, &m, attr::string(cx, &m)),
-                "mime_type" => mime_type.set(cx, &m, attr::string(cx, &m)),
-                "size" => size.set(cx, &m, attr::integer(cx, &m).map(|i| (m.clone(), i))),
-                "icon" => icons.extend(common::icon(cx, &m)),
-                "cache" => cache.set(cx, &m, parse_cache(cx, &m)),
-                "complete" => common::completions(cx, &m, &mut completions),
-                "crate" => krate.set(cx, &m, common::crate_path(cx, &m)),
-                "uri" => cx.error_spanned_by(
-                    &m,
-                    "write the URI as the first argument, without a key: `#[resource(\"scheme://...\")]`",
-                ),
-                _ => attr::unknown_key(cx, m.path(), KEYS, "`#[resource]`"),
-            }
-        }
-        ResourceAttrs {
-            uri: uri.get(),
-            name: name.get(),
-            title: title.get(),
-            description: description.get(),
-            mime_type: mime_type.get(),
-            size: size.get(),
-            icons,
-            cache: cache.get(),
-            completions,
-            access,
-            krate: krate.get(),
-        }
-    }
-}
-
-/// `cache(ttl_ms = N, scope = "public" | "private")` → (ttl, private?).
-fn parse_cache(cx: &Ctxt, meta: &Meta) -> Option<(LitInt, bool)> {
-    let mut ttl: Slot<LitInt> = Slot::new("ttl_ms");
-    let mut scope: Slot<LitStr> = Slot::new("scope");
-    for m in attr::nested(cx, meta) {
-        match attr::key(&m).as_str() {
-            "ttl_ms" => ttl.set(cx, &m, attr::integer(cx, &m)),
-            "scope" => scope.set(cx, &m, attr::string(cx, &m)),
-            _ => attr::unknown_key(cx, m.path(), &["ttl_ms", "scope"], "`cache(...)`"),
-        }
-    }
-    let private = match scope.get() {
-        None => true,
-        Some(s) => match s.value().as_str() {
-            "private" => true,
-            "public" => false,
-            _ => {
-                cx.error_spanned_by(&s, "the cache `scope` is either \"public\" or \"private\"");
-                true
-            }
-        },
-    };
-    match ttl.get() {
-        Some(t) => Some((t, private)),
-        None => {
-            cx.error_spanned_by(meta, "`cache(...)` needs a freshness: add `ttl_ms = N`");
-            None
-        }
-    }
-}
-
-/// Entry point of `#[resource]`.
-pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse2::<ItemFn>(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let cx = Ctxt::new();
-            let attrs = ResourceAttrs::parse(&cx, args);
-            let paths = Paths::new(attrs.krate.clone());
-            cx.error_at(
-                Span::call_site(),
-                "`#[resource]` goes on a free function (`fn` or `async fn`)",
-            );
-            return fallback::emit(
-                input,
-                cx.into_compile_errors(),
-                &paths,
-                &[Registered::Resource, Registered::ResourceTemplate],
-            );
-        }
-    };
-    match expand_fn(args, item, Host::Free) {
-        Ok((_, out)) => out,
-        Err((errors, paths)) => fallback::emit(
-            input,
-            errors,
-            &paths,
-            &[Registered::Resource, Registered::ResourceTemplate],
-        ),
-    }
-}
-
-/// The resource of `item`, a function living in `host`: the function as it is re-emitted and the
-/// generated items, or the errors (and where `mcp_runtime` is, for a fallback).
-pub(crate) fn expand_fn(
-    args: TokenStream,
-    item: ItemFn,
-    host: Host,
-) -> Result<(ItemFn, TokenStream), (TokenStream, Paths)> {
-    let cx = Ctxt::new();
-    let attrs = ResourceAttrs::parse(&cx, args);
-    let paths = Paths::new(attrs.krate.clone());
-    check::signature(&cx, &item, MacroKind::Resource);
-    let func = Function::from_item(&cx, item, MacroKind::Resource, host);
-    check::interpolations(&cx, &func, MacroKind::Resource);
-
-    let mut variables: Vec<String> = Vec::new();
-    let mut template_ok = false;
-    match &attrs.uri {
-        None => cx.error_at(
-            Span::call_site(),
-            "`#[resource]` needs the URI it serves as its first argument, like `#[resource(\"config://service\")]` or `#[resource(\"files://{path}\")]`",
-        ),
-        Some(uri) => {
-            let text = uri.value();
-            if !check::has_scheme(&text) {
-                cx.error_spanned_by(uri, format!("`{text}` has no scheme: a resource URI starts with one, like `config://service`"));
-            }
-            match check::uri_template(&text) {
-                Ok(vars) => {
-                    variables = vars.into_iter().map(|v| v.name).collect();
-                    template_ok = true;
-                }
-                Err(e) => cx.error_spanned_by(uri, e),
-            }
-        }
-    }
-    let is_template = !variables.is_empty();
-
-    if template_ok {
-        // Every variable is a parameter ...
-        for var in &variables {
-            let found = func
-                .params
-                .iter()
-                .any(|p| p.is_argument() && p.name == *var);
-            if !found && let Some(uri) = &attrs.uri {
-                cx.error_spanned_by(
-                        uri,
-                        format!("the template variable `{var}` has no parameter: add `{var}: String` (or any `FromStr` type) to the function"),
-                    );
-            }
-        }
-        // ... and every plain parameter is a variable.
-        for p in func.params.iter().filter(|p| p.is_argument()) {
-            if p.ident.is_some() && !variables.contains(&p.name) {
-                let uri = attrs.uri.as_ref().map(LitStr::value).unwrap_or_default();
-                cx.error_at(
-                    p.span,
-                    format!(
-                        "the parameter `{}` is not a variable of the URI template `{uri}`: add `{{{}}}` to the URI, or mark it `#[ctx]` if it is a context value",
-                        p.name, p.name
-                    ),
-                );
-            }
-        }
-        for c in &attrs.completions {
-            if !variables.contains(&c.name) {
-                let msg = if is_template {
-                    format!(
-                        "`{}` is not a variable of the URI template; completions are for its variables: {}",
-                        c.name,
-                        variables
-                            .iter()
-                            .map(|v| format!("`{v}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                } else {
-                    "completions are only for resource templates (URIs with `{variables}`); remove `complete(...)`".to_owned()
-                };
-                cx.error_at(c.span, msg);
-            }
-        }
-        if is_template && let Some((m, _)) = &attrs.size {
-            cx.error_spanned_by(
-                m,
-                "`size` is only for fixed resources: the size of a template's resources varies",
-            );
-        }
-    }
-    let name = attrs.name.as_ref().map(LitStr::value).unwrap_or_else(|| {
-        let n = func.item.sig.ident.to_string();
-        n.strip_prefix("r#").map(str::to_owned).unwrap_or(n)
-    });
-    if let Some(n) = &attrs.name
-        && n.value().is_empty()
-    {
-        cx.error_spanned_by(n, "a resource name cannot be empty");
-    }
-    if cx.has_errors() {
-        return Err((cx.into_compile_errors(), paths));
-    }
-    let _ = cx.check();
-    let out = generate(&paths, &attrs, &func, &name, is_template);
-    Ok((func.item, out))
-}
-
-fn generate(
-    paths: &Paths,
-    attrs: &ResourceAttrs,
-    func: &Function,
-    name: &str,
-    is_template: bool,
-) -> TokenStream {
+/// The items of a checked resource.
+pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> TokenStream {
+    let attrs = &resource.attrs;
+    let name = resource.name.as_str();
+    let is_template = resource.is_template();
     let p = paths.private();
     let proto = paths.protocol();
     let item = &func.item;
-    let uri = attrs.uri.as_ref().map(LitStr::value).unwrap_or_default();
+    let uri = resource.uri();
 
     let mut vars = TokenStream::new();
     for (i, param) in func.params.iter().enumerate() {
@@ -351,8 +86,8 @@ fn generate(
 
     let mut setup = expand::title_and_description(
         "__mcp_res",
-        attrs.title.as_ref(),
-        attrs.description.as_ref(),
+        attrs.common.title.as_ref(),
+        attrs.common.description.as_ref(),
         &item.attrs,
     );
     if let Some(m) = &attrs.mime_type {
@@ -361,22 +96,23 @@ fn generate(
     if let Some((_, s)) = &attrs.size {
         setup.extend(quote!(__mcp_res = __mcp_res.size(#s);));
     }
-    for icon in &attrs.icons {
+    for icon in &attrs.common.icons {
         let icon = expand::icon(paths, icon);
         setup.extend(quote!(__mcp_res = __mcp_res.icon(#icon);));
     }
     setup.extend(expand::access(
         paths,
         &format_ident!("__mcp_res"),
-        &attrs.access,
+        &attrs.common.access,
     ));
     setup.extend(expand::declarations(
         paths,
         func,
         &format_ident!("__mcp_res"),
     ));
-    if let Some((ttl, private)) = &attrs.cache {
-        let scope = if *private {
+    if let Some(cache) = &attrs.cache {
+        let ttl = &cache.ttl_ms;
+        let scope = if cache.private {
             quote!(Private)
         } else {
             quote!(Public)

@@ -1,226 +1,20 @@
-//! `#[tool]`.
+//! The code `#[tool]` generates: an arguments struct deriving the input schema, the handler,
+//! the build function, the handle and the registration.
 
-use crate::attr::{self, Item, Slot};
-use crate::check;
-use crate::common::{self, AccessSpec, IconSpec};
-use crate::ctxt::Ctxt;
+use crate::attr::keys::{ALIAS, DEFAULT, RENAME, SERDE};
+use crate::attr::tool::TaskMode;
 use crate::expand::{self, Registered, local};
-use crate::fallback;
-use crate::model::{Function, Host, MacroKind};
+use crate::model::{Function, Tool};
 use crate::paths::Paths;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::LitBool;
 use syn::spanned::Spanned;
-use syn::{Expr, ItemFn, LitBool, LitStr, Meta};
 
-const KEYS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "annotations",
-    "icon",
-    "meta",
-    "scopes",
-    "authorize",
-    "task",
-    "crate",
-];
-const ANNOTATION_KEYS: &[&str] = &[
-    "read_only",
-    "destructive",
-    "idempotent",
-    "open_world",
-    "title",
-];
-
-/// The arguments of `#[tool(...)]`.
-struct ToolAttrs {
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<LitStr>,
-    annotations: Option<Annotations>,
-    icons: Vec<IconSpec>,
-    meta: Option<Expr>,
-    access: AccessSpec,
-    /// `task = "optional" | "required"`: the value, checked.
-    task: Option<LitStr>,
-    krate: Option<syn::Path>,
-}
-
-#[derive(Default)]
-struct Annotations {
-    read_only: Option<LitBool>,
-    destructive: Option<LitBool>,
-    idempotent: Option<LitBool>,
-    open_world: Option<LitBool>,
-    title: Option<LitStr>,
-}
-
-impl ToolAttrs {
-    fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
-        let mut name = Slot::new("name");
-        let mut title = Slot::new("title");
-        let mut description = Slot::new("description");
-        let mut annotations = Slot::new("annotations");
-        let mut meta = Slot::new("meta");
-        let mut krate = Slot::new("crate");
-        let mut task = Slot::new("task");
-        let mut icons = Vec::new();
-        let mut access = AccessSpec::default();
-        for item in attr::parse_items(cx, args) {
-            let m = match item {
-                Item::Meta(m) => m,
-                Item::Lit(l) => {
-                    cx.error_spanned_by(
-                        &l,
-                        "`#[tool]` takes `key = value` arguments: write `name = \"...\"` to name the tool",
-                    );
-                    continue;
-                }
-            };
-            if access.read(cx, &m) {
-                continue;
-            }
-            match attr::key(&m).as_str() {
-                "name" => name.set(cx, &m, attr::string(cx, &m)),
-                "title" => title.set(cx, &m, attr::string(cx, &m)),
-                "description" => description.set(cx, &m, attr::string(cx, &m)),
-                "annotations" => annotations.set(cx, &m, Some(parse_annotations(cx, &m))),
-                "icon" => icons.extend(common::icon(cx, &m)),
-                "meta" => meta.set(cx, &m, common::meta_expr(cx, &m)),
-                "crate" => krate.set(cx, &m, common::crate_path(cx, &m)),
-                "task" => task.set(cx, &m, task_mode(cx, &m)),
-                _ => attr::unknown_key(cx, m.path(), KEYS, "`#[tool]`"),
-            }
-        }
-        ToolAttrs {
-            name: name.get(),
-            title: title.get(),
-            description: description.get(),
-            annotations: annotations.get(),
-            icons,
-            meta: meta.get(),
-            access,
-            task: task.get(),
-            krate: krate.get(),
-        }
-    }
-}
-
-/// `task = "optional"` or `task = "required"`.
-fn task_mode(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
-    let lit = attr::string(cx, meta)?;
-    match lit.value().as_str() {
-        "optional" | "required" => Some(lit),
-        other => {
-            cx.error_spanned_by(
-                &lit,
-                format!(
-                    "`task` is \"optional\" (a task when the client declares the tasks extension) or \"required\" (always a task), not {other:?}"
-                ),
-            );
-            None
-        }
-    }
-}
-
-fn parse_annotations(cx: &Ctxt, meta: &Meta) -> Annotations {
-    let mut read_only = Slot::new("read_only");
-    let mut destructive = Slot::new("destructive");
-    let mut idempotent = Slot::new("idempotent");
-    let mut open_world = Slot::new("open_world");
-    let mut title = Slot::new("title");
-    for m in attr::nested(cx, meta) {
-        match attr::key(&m).as_str() {
-            "read_only" => read_only.set(cx, &m, attr::flag(cx, &m)),
-            "destructive" => destructive.set(cx, &m, attr::flag(cx, &m)),
-            "idempotent" => idempotent.set(cx, &m, attr::flag(cx, &m)),
-            "open_world" => open_world.set(cx, &m, attr::flag(cx, &m)),
-            "title" => title.set(cx, &m, attr::string(cx, &m)),
-            _ => attr::unknown_key(cx, m.path(), ANNOTATION_KEYS, "`annotations(...)`"),
-        }
-    }
-    Annotations {
-        read_only: read_only.get(),
-        destructive: destructive.get(),
-        idempotent: idempotent.get(),
-        open_world: open_world.get(),
-        title: title.get(),
-    }
-}
-
-/// Entry point of `#[tool]`.
-pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse2::<ItemFn>(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let cx = Ctxt::new();
-            let attrs = ToolAttrs::parse(&cx, args);
-            let paths = Paths::new(attrs.krate.clone());
-            cx.error_at(
-                Span::call_site(),
-                "`#[tool]` goes on a free function (`fn` or `async fn`)",
-            );
-            return fallback::emit(input, cx.into_compile_errors(), &paths, &[Registered::Tool]);
-        }
-    };
-    match expand_fn(args, item, Host::Free) {
-        Ok((_, out)) => out,
-        Err((errors, paths)) => fallback::emit(input, errors, &paths, &[Registered::Tool]),
-    }
-}
-
-/// The tool of `item`, a function living in `host`: the function as it is re-emitted and the
-/// generated items, or the errors (and where `mcp_runtime` is, for a fallback).
-pub(crate) fn expand_fn(
-    args: TokenStream,
-    item: ItemFn,
-    host: Host,
-) -> Result<(ItemFn, TokenStream), (TokenStream, Paths)> {
-    let cx = Ctxt::new();
-    let attrs = ToolAttrs::parse(&cx, args);
-    let paths = Paths::new(attrs.krate.clone());
-    check::signature(&cx, &item, MacroKind::Tool);
-    let func = Function::from_item(&cx, item, MacroKind::Tool, host);
-    check::interpolations(&cx, &func, MacroKind::Tool);
-    if let Some(task) = &attrs.task
-        && !func.is_async()
-    {
-        cx.error_spanned_by(
-            task,
-            "a task tool runs on after its call is answered, so it is an `async fn`: add `async`",
-        );
-    }
-    let name = match &attrs.name {
-        Some(lit) => {
-            if let Err(e) = check::tool_name(&lit.value()) {
-                cx.error_spanned_by(lit, e);
-            }
-            lit.value()
-        }
-        None => {
-            let ident = &func.item.sig.ident;
-            let n = ident.to_string();
-            let n = n.strip_prefix("r#").map(str::to_owned).unwrap_or(n);
-            if let Err(e) = check::tool_name(&n) {
-                cx.error_spanned_by(
-                    ident,
-                    format!("{e} (the name defaults to the function's name)"),
-                );
-            }
-            n
-        }
-    };
-    if cx.has_errors() {
-        return Err((cx.into_compile_errors(), paths));
-    }
-    // Nothing can fail past this point.
-    let _ = cx.check();
-    let out = generate(&paths, &attrs, &func, &name);
-    Ok((func.item, out))
-}
-
-fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> TokenStream {
+/// The items of a checked tool.
+pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStream {
+    let attrs = &tool.attrs;
+    let name = tool.name.as_str();
     let p = paths.private();
     let proto = paths.protocol();
     let item = &func.item;
@@ -243,10 +37,7 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
         let Some(ident) = &param.ident else { continue };
         let ty = &param.ty;
         let forwarded = &param.forwarded;
-        let user_description = forwarded.iter().any(|a| {
-            a.path().is_ident("schemars") && quote!(#a).to_string().contains("description")
-        });
-        let doc = match (&param.doc, user_description) {
+        let doc = match (&param.doc, param.described) {
             (Some(d), false) => quote!(#[schemars(description = #d)]),
             _ => TokenStream::new(),
         };
@@ -300,8 +91,8 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
     let builder = format_ident!("__mcp_tool");
     let mut setup = expand::title_and_description(
         "__mcp_tool",
-        attrs.title.as_ref(),
-        attrs.description.as_ref(),
+        attrs.common.title.as_ref(),
+        attrs.common.description.as_ref(),
         &item.attrs,
     );
     if let Some(a) = &attrs.annotations {
@@ -327,18 +118,18 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
             });
         });
     }
-    for icon in &attrs.icons {
+    for icon in &attrs.common.icons {
         let icon = expand::icon(paths, icon);
         setup.extend(quote!(__mcp_tool = __mcp_tool.icon(#icon);));
     }
     if let Some(m) = &attrs.meta {
         setup.extend(expand::meta(paths, &builder, m));
     }
-    setup.extend(expand::access(paths, &builder, &attrs.access));
-    if let Some(task) = &attrs.task {
-        let mode = match task.value().as_str() {
-            "required" => quote!(Required),
-            _ => quote!(Optional),
+    setup.extend(expand::access(paths, &builder, &attrs.common.access));
+    if let Some((task, _)) = &attrs.task {
+        let mode = match task {
+            TaskMode::Required => quote!(Required),
+            TaskMode::Optional => quote!(Optional),
         };
         setup.extend(quote!(__mcp_tool = __mcp_tool.task(#p::TaskSupport::#mode);));
     }
@@ -351,7 +142,7 @@ fn generate(paths: &Paths, attrs: &ToolAttrs, func: &Function, name: &str) -> To
     let argument_trait = expand::argument_trait(paths);
     let warning = expand::missing_description_warning(
         name,
-        attrs.description.as_ref(),
+        attrs.common.description.as_ref(),
         &item.attrs,
         item.sig.ident.span(),
     );
@@ -420,7 +211,7 @@ enum SerdeShape {
 fn serde_shape(attrs: &[syn::Attribute]) -> SerdeShape {
     let mut default = false;
     let mut custom = false;
-    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+    for a in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
         let parsed = a.parse_nested_meta(|meta| {
             let key = meta
                 .path
@@ -434,8 +225,8 @@ fn serde_shape(attrs: &[syn::Attribute]) -> SerdeShape {
                 meta.parse_nested_meta(|_| Ok(()))?;
             }
             match key.as_str() {
-                "rename" | "alias" => {}
-                "default" if !has_value => default = true,
+                RENAME | ALIAS => {}
+                DEFAULT if !has_value => default = true,
                 _ => custom = true,
             }
             Ok(())

@@ -1,6 +1,18 @@
-//! Parsing of macro arguments (`#[tool(name = "...", ...)]`) with error accumulation.
+//! Parsing of macro arguments (`#[tool(name = "...", ...)]`) with error accumulation: the
+//! readers of single values here, one module per attribute, and the keys in [`keys`].
+
+pub(crate) mod forwarded;
+pub(crate) mod keys;
+pub(crate) mod prompt;
+pub(crate) mod resource;
+pub(crate) mod shared;
+pub(crate) mod tool;
+mod unknown;
+
+pub(crate) use unknown::unknown_key;
 
 use crate::ctxt::Ctxt;
+use crate::kind::Kind;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream, Parser};
@@ -21,6 +33,42 @@ impl Parse for Item {
             input.parse().map(Item::Lit)
         } else {
             input.parse().map(Item::Meta)
+        }
+    }
+}
+
+/// The parsed arguments of one attribute.
+pub(crate) enum Attrs {
+    Tool(tool::ToolAttrs),
+    Resource(resource::ResourceAttrs),
+    Prompt(prompt::PromptAttrs),
+}
+
+impl Attrs {
+    /// Parses the arguments of the attribute `kind`; mistakes are recorded in `cx`.
+    pub(crate) fn parse(cx: &Ctxt, kind: Kind, args: TokenStream) -> Attrs {
+        match kind {
+            Kind::Tool => Attrs::Tool(tool::ToolAttrs::parse(cx, args)),
+            Kind::Resource => Attrs::Resource(resource::ResourceAttrs::parse(cx, args)),
+            Kind::Prompt => Attrs::Prompt(prompt::PromptAttrs::parse(cx, args)),
+        }
+    }
+
+    /// Which attribute these are the arguments of.
+    pub(crate) fn kind(&self) -> Kind {
+        match self {
+            Attrs::Tool(_) => Kind::Tool,
+            Attrs::Resource(_) => Kind::Resource,
+            Attrs::Prompt(_) => Kind::Prompt,
+        }
+    }
+
+    /// The keys every attribute takes.
+    pub(crate) fn common(&self) -> &shared::Common {
+        match self {
+            Attrs::Tool(a) => &a.common,
+            Attrs::Resource(a) => &a.common,
+            Attrs::Prompt(a) => &a.common,
         }
     }
 }
@@ -103,53 +151,6 @@ impl<T> Slot<T> {
     pub(crate) fn as_ref(&self) -> Option<&T> {
         self.value.as_ref()
     }
-}
-
-/// Records an "unknown key" error, with a "did you mean" when a known key is close.
-pub(crate) fn unknown_key(cx: &Ctxt, path: &Path, known: &[&str], context: &str) {
-    let found = path_string(path);
-    let message = match suggest(&found, known) {
-        Some(s) => format!("unknown {context} argument `{found}`; did you mean `{s}`?"),
-        None => format!(
-            "unknown {context} argument `{found}`; expected one of {}",
-            known
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    cx.error_spanned_by(path, message);
-}
-
-/// The closest known key, if it is close enough to be a likely typo.
-pub(crate) fn suggest<'a>(found: &str, known: &[&'a str]) -> Option<&'a str> {
-    let found_lower = found.to_ascii_lowercase();
-    known
-        .iter()
-        .map(|k| (edit_distance(&found_lower, k), *k))
-        .filter(|(d, k)| {
-            *d <= 2.max(k.len() / 3)
-                || (found_lower.len() >= 3
-                    && (k.starts_with(&found_lower) || found_lower.starts_with(k)))
-        })
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 fn value_of<'m>(cx: &Ctxt, meta: &'m Meta, example: &str) -> Option<&'m Expr> {
@@ -281,27 +282,4 @@ pub(crate) fn number(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
 /// `key = <any expression>`.
 pub(crate) fn expr(cx: &Ctxt, meta: &Meta) -> Option<Expr> {
     value_of(cx, meta, "<expression>").cloned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggestions() {
-        let known = [
-            "name",
-            "title",
-            "description",
-            "annotations",
-            "icon",
-            "meta",
-        ];
-        assert_eq!(suggest("nmae", &known), Some("name"));
-        assert_eq!(suggest("desc", &known), Some("description"));
-        assert_eq!(suggest("descripton", &known), Some("description"));
-        assert_eq!(suggest("annotation", &known), Some("annotations"));
-        assert_eq!(suggest("zzzzzz", &known), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-    }
 }

@@ -1,6 +1,9 @@
-//! Argument groups shared by several macros: `icon(...)`, `complete(...)`, `meta = ...`,
-//! `crate = ...`.
+//! Arguments shared by several attributes: the keys all three take (`name`, `title`,
+//! `description`, `icon(...)`, `scopes`, `authorize`, `crate`), `complete(...)` and `meta = ...`.
 
+use crate::attr::keys::{
+    AUTHORIZE, CRATE, DESCRIPTION, ICON, MIME_TYPE, NAME, SCOPES, SIZES, SRC, THEME, TITLE,
+};
 use crate::attr::{self, Slot};
 use crate::ctxt::Ctxt;
 use proc_macro2::Span;
@@ -16,17 +19,17 @@ pub(crate) struct IconSpec {
 }
 
 pub(crate) fn icon(cx: &Ctxt, meta: &Meta) -> Option<IconSpec> {
-    const KNOWN: &[&str] = &["src", "mime_type", "sizes", "theme"];
-    let mut src = Slot::new("src");
-    let mut mime_type = Slot::new("mime_type");
-    let mut sizes: Slot<LitStr> = Slot::new("sizes");
-    let mut theme: Slot<LitStr> = Slot::new("theme");
+    const KNOWN: &[&str] = &[SRC, MIME_TYPE, SIZES, THEME];
+    let mut src = Slot::new(SRC);
+    let mut mime_type = Slot::new(MIME_TYPE);
+    let mut sizes: Slot<LitStr> = Slot::new(SIZES);
+    let mut theme: Slot<LitStr> = Slot::new(THEME);
     for m in attr::nested(cx, meta) {
         match attr::key(&m).as_str() {
-            "src" => src.set(cx, &m, attr::string(cx, &m)),
-            "mime_type" => mime_type.set(cx, &m, attr::string(cx, &m)),
-            "sizes" => sizes.set(cx, &m, attr::string(cx, &m)),
-            "theme" => {
+            SRC => src.set(cx, &m, attr::string(cx, &m)),
+            MIME_TYPE => mime_type.set(cx, &m, attr::string(cx, &m)),
+            SIZES => sizes.set(cx, &m, attr::string(cx, &m)),
+            THEME => {
                 let t = attr::string(cx, &m);
                 if let Some(t) = &t
                     && !matches!(t.value().as_str(), "light" | "dark")
@@ -169,6 +172,67 @@ pub(crate) fn crate_path(cx: &Ctxt, meta: &Meta) -> Option<Path> {
     }
 }
 
+/// The keys every attribute takes.
+pub(crate) struct Common {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) icons: Vec<IconSpec>,
+    pub(crate) access: AccessSpec,
+    /// `crate = path`: where `mcp_runtime` is.
+    pub(crate) krate: Option<Path>,
+}
+
+/// [`Common`] while its keys are read, each at most once (`icon` may repeat).
+pub(crate) struct CommonSlots {
+    name: Slot<LitStr>,
+    title: Slot<LitStr>,
+    description: Slot<LitStr>,
+    icons: Vec<IconSpec>,
+    access: AccessSpec,
+    krate: Slot<Path>,
+}
+
+impl CommonSlots {
+    pub(crate) fn new() -> Self {
+        CommonSlots {
+            name: Slot::new(NAME),
+            title: Slot::new(TITLE),
+            description: Slot::new(DESCRIPTION),
+            icons: Vec::new(),
+            access: AccessSpec::default(),
+            krate: Slot::new(CRATE),
+        }
+    }
+
+    /// Reads `meta` when its key is one of the shared ones; returns whether it was.
+    pub(crate) fn read(&mut self, cx: &Ctxt, meta: &Meta) -> bool {
+        if self.access.read(cx, meta) {
+            return true;
+        }
+        match attr::key(meta).as_str() {
+            NAME => self.name.set(cx, meta, attr::string(cx, meta)),
+            TITLE => self.title.set(cx, meta, attr::string(cx, meta)),
+            DESCRIPTION => self.description.set(cx, meta, attr::string(cx, meta)),
+            ICON => self.icons.extend(icon(cx, meta)),
+            CRATE => self.krate.set(cx, meta, crate_path(cx, meta)),
+            _ => return false,
+        }
+        true
+    }
+
+    pub(crate) fn finish(self) -> Common {
+        Common {
+            name: self.name.get(),
+            title: self.title.get(),
+            description: self.description.get(),
+            icons: self.icons,
+            access: self.access,
+            krate: self.krate.get(),
+        }
+    }
+}
+
 /// `scopes = [...]` and `authorize = path`: what a caller needs to see and use the primitive.
 #[derive(Default)]
 pub(crate) struct AccessSpec {
@@ -181,7 +245,7 @@ impl AccessSpec {
     /// Reads `scopes` or `authorize`; returns whether `meta` was one of them.
     pub(crate) fn read(&mut self, cx: &Ctxt, meta: &Meta) -> bool {
         match attr::key(meta).as_str() {
-            "scopes" => {
+            SCOPES => {
                 if self.scopes_given {
                     cx.error_spanned_by(
                         meta,
@@ -192,8 +256,8 @@ impl AccessSpec {
                 self.scopes.extend(scopes(cx, meta));
                 true
             }
-            "authorize" => {
-                let mut slot = Slot::new("authorize");
+            AUTHORIZE => {
+                let mut slot = Slot::new(AUTHORIZE);
                 if let Some(p) = self.authorize.take() {
                     slot.set(cx, meta, Some(p));
                 }

@@ -1,0 +1,55 @@
+//! The arguments of `#[prompt(...)]`.
+
+use crate::attr::keys::{AUTHORIZE, COMPLETE, CRATE, DESCRIPTION, ICON, NAME, SCOPES, TITLE};
+use crate::attr::shared::{self, Common, CommonSlots, CompletionSpec};
+use crate::attr::{self, Item};
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+
+/// The keys of `#[prompt]`, in the order the "expected one of" message lists them.
+const KEYS: &[&str] = &[
+    NAME,
+    TITLE,
+    DESCRIPTION,
+    ICON,
+    COMPLETE,
+    SCOPES,
+    AUTHORIZE,
+    CRATE,
+];
+
+/// The arguments of `#[prompt(...)]`.
+pub(crate) struct PromptAttrs {
+    pub(crate) common: Common,
+    pub(crate) completions: Vec<CompletionSpec>,
+}
+
+impl PromptAttrs {
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> PromptAttrs {
+        let mut common = CommonSlots::new();
+        let mut completions = Vec::new();
+        for item in attr::parse_items(cx, args) {
+            let m = match item {
+                Item::Meta(m) => m,
+                Item::Lit(l) => {
+                    cx.error_spanned_by(
+                        &l,
+                        "`#[prompt]` takes `key = value` arguments: write `name = \"...\"` to name the prompt",
+                    );
+                    continue;
+                }
+            };
+            if common.read(cx, &m) {
+                continue;
+            }
+            match attr::key(&m).as_str() {
+                COMPLETE => shared::completions(cx, &m, &mut completions),
+                _ => attr::unknown_key(cx, m.path(), KEYS, "`#[prompt]`"),
+            }
+        }
+        PromptAttrs {
+            common: common.finish(),
+            completions,
+        }
+    }
+}

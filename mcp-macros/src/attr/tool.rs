@@ -1,0 +1,134 @@
+//! The arguments of `#[tool(...)]`.
+
+use crate::attr::keys::{
+    ANNOTATIONS, AUTHORIZE, CRATE, DESCRIPTION, DESTRUCTIVE, ICON, IDEMPOTENT, META, NAME,
+    OPEN_WORLD, READ_ONLY, SCOPES, TASK, TITLE,
+};
+use crate::attr::shared::{self, Common, CommonSlots};
+use crate::attr::{self, Item, Slot};
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use syn::{Expr, LitBool, LitStr, Meta};
+
+/// The keys of `#[tool]`, in the order the "expected one of" message lists them.
+const KEYS: &[&str] = &[
+    NAME,
+    TITLE,
+    DESCRIPTION,
+    ANNOTATIONS,
+    ICON,
+    META,
+    SCOPES,
+    AUTHORIZE,
+    TASK,
+    CRATE,
+];
+const ANNOTATION_KEYS: &[&str] = &[READ_ONLY, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD, TITLE];
+
+/// The arguments of `#[tool(...)]`.
+pub(crate) struct ToolAttrs {
+    pub(crate) common: Common,
+    pub(crate) annotations: Option<Annotations>,
+    pub(crate) meta: Option<Expr>,
+    /// `task = "optional" | "required"`, and where it was written.
+    pub(crate) task: Option<(TaskMode, LitStr)>,
+}
+
+/// `annotations(...)`: behaviour hints, each left out unless given.
+#[derive(Default)]
+pub(crate) struct Annotations {
+    pub(crate) read_only: Option<LitBool>,
+    pub(crate) destructive: Option<LitBool>,
+    pub(crate) idempotent: Option<LitBool>,
+    pub(crate) open_world: Option<LitBool>,
+    pub(crate) title: Option<LitStr>,
+}
+
+/// How a tool runs as a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TaskMode {
+    /// A task when the client declares the tasks extension.
+    Optional,
+    /// Always a task.
+    Required,
+}
+
+impl ToolAttrs {
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
+        let mut common = CommonSlots::new();
+        let mut annotations = Slot::new(ANNOTATIONS);
+        let mut meta = Slot::new(META);
+        let mut task = Slot::new(TASK);
+        for item in attr::parse_items(cx, args) {
+            let m = match item {
+                Item::Meta(m) => m,
+                Item::Lit(l) => {
+                    cx.error_spanned_by(
+                        &l,
+                        "`#[tool]` takes `key = value` arguments: write `name = \"...\"` to name the tool",
+                    );
+                    continue;
+                }
+            };
+            if common.read(cx, &m) {
+                continue;
+            }
+            match attr::key(&m).as_str() {
+                ANNOTATIONS => annotations.set(cx, &m, Some(parse_annotations(cx, &m))),
+                META => meta.set(cx, &m, shared::meta_expr(cx, &m)),
+                TASK => task.set(cx, &m, task_mode(cx, &m)),
+                _ => attr::unknown_key(cx, m.path(), KEYS, "`#[tool]`"),
+            }
+        }
+        ToolAttrs {
+            common: common.finish(),
+            annotations: annotations.get(),
+            meta: meta.get(),
+            task: task.get(),
+        }
+    }
+}
+
+/// `task = "optional"` or `task = "required"`.
+fn task_mode(cx: &Ctxt, meta: &Meta) -> Option<(TaskMode, LitStr)> {
+    let lit = attr::string(cx, meta)?;
+    let mode = match lit.value().as_str() {
+        "optional" => TaskMode::Optional,
+        "required" => TaskMode::Required,
+        other => {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "`task` is \"optional\" (a task when the client declares the tasks extension) or \"required\" (always a task), not {other:?}"
+                ),
+            );
+            return None;
+        }
+    };
+    Some((mode, lit))
+}
+
+fn parse_annotations(cx: &Ctxt, meta: &Meta) -> Annotations {
+    let mut read_only = Slot::new(READ_ONLY);
+    let mut destructive = Slot::new(DESTRUCTIVE);
+    let mut idempotent = Slot::new(IDEMPOTENT);
+    let mut open_world = Slot::new(OPEN_WORLD);
+    let mut title = Slot::new(TITLE);
+    for m in attr::nested(cx, meta) {
+        match attr::key(&m).as_str() {
+            READ_ONLY => read_only.set(cx, &m, attr::flag(cx, &m)),
+            DESTRUCTIVE => destructive.set(cx, &m, attr::flag(cx, &m)),
+            IDEMPOTENT => idempotent.set(cx, &m, attr::flag(cx, &m)),
+            OPEN_WORLD => open_world.set(cx, &m, attr::flag(cx, &m)),
+            TITLE => title.set(cx, &m, attr::string(cx, &m)),
+            _ => attr::unknown_key(cx, m.path(), ANNOTATION_KEYS, "`annotations(...)`"),
+        }
+    }
+    Annotations {
+        read_only: read_only.get(),
+        destructive: destructive.get(),
+        idempotent: idempotent.get(),
+        open_world: open_world.get(),
+        title: title.get(),
+    }
+}

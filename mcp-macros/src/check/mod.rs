@@ -1,0 +1,127 @@
+//! Checks of the model that do not need type information: the signature before the model is
+//! built, then what each kind of primitive requires of its function and arguments.
+
+mod names;
+mod prompt;
+mod resource;
+mod tool;
+
+use crate::ctxt::Ctxt;
+use crate::interpolate::placeholders;
+use crate::kind::Kind;
+use crate::model::{Function, InputKind, Model, ParamKind, Spec};
+use syn::{GenericParam, ItemFn, LitStr};
+
+/// Everything the model must satisfy; mistakes are recorded in `cx`.
+pub(crate) fn model(cx: &Ctxt, model: &Model) {
+    let func = &model.func;
+    interpolations(cx, func, model.kind());
+    match &model.spec {
+        Spec::Tool(t) => tool::check(cx, func, t),
+        Spec::Resource(r) => resource::check(cx, func, r),
+        Spec::Prompt(p) => prompt::check(cx, func, p),
+    }
+}
+
+/// The function's signature must be a plain free function: no generics, no `unsafe`, no ABI,
+/// no variadics (the receiver is checked while the parameters are read).
+pub(crate) fn signature(cx: &Ctxt, item: &ItemFn, kind: Kind) {
+    let sig = &item.sig;
+    for p in &sig.generics.params {
+        let what = match p {
+            GenericParam::Type(t) => format!("the type parameter `{}`", t.ident),
+            GenericParam::Lifetime(l) => format!("the lifetime parameter `{}`", l.lifetime),
+            GenericParam::Const(c) => format!("the const parameter `{}`", c.ident),
+        };
+        cx.error_spanned_by(
+            p,
+            format!(
+                "{} functions cannot be generic: remove {what} and use concrete types (the registry needs one concrete function)",
+                kind.attr()
+            ),
+        );
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        cx.error_spanned_by(
+            w,
+            format!(
+                "{} functions cannot have a `where` clause: use concrete types",
+                kind.attr()
+            ),
+        );
+    }
+    if let Some(u) = &sig.unsafety {
+        cx.error_spanned_by(
+            u,
+            format!(
+                "{} functions cannot be `unsafe`: wrap the unsafe code in a safe function",
+                kind.attr()
+            ),
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(
+            abi,
+            format!(
+                "{} functions cannot declare an ABI: remove `extern`",
+                kind.attr()
+            ),
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error_spanned_by(v, format!("{} functions cannot be variadic", kind.attr()));
+    }
+}
+
+/// Every `{name}` in a client input's text (`#[elicit(message)]`, `#[sample(prompt)]`) names
+/// one of the function's arguments.
+fn interpolations(cx: &Ctxt, func: &Function, kind: Kind) {
+    let arguments: Vec<String> = func
+        .params
+        .iter()
+        .filter(|p| p.is_argument())
+        .filter_map(|p| p.ident.as_ref().map(|i| i.to_string()))
+        .collect();
+    for param in &func.params {
+        let ParamKind::Input(input) = &param.kind else {
+            continue;
+        };
+        let texts: Vec<&LitStr> = match &input.kind {
+            InputKind::Roots => Vec::new(),
+            InputKind::Sample {
+                prompt,
+                system_prompt,
+                ..
+            } => std::iter::once(prompt).chain(system_prompt).collect(),
+            InputKind::Elicit { message, .. } => vec![message],
+        };
+        for lit in texts {
+            match placeholders(&lit.value()) {
+                Err(e) => cx.error_spanned_by(lit, e),
+                Ok(names) => {
+                    for name in names.iter().filter(|n| !arguments.contains(n)) {
+                        let known = if arguments.is_empty() {
+                            format!("this {} has no arguments", kind.noun())
+                        } else {
+                            format!(
+                                "its arguments are {}",
+                                arguments
+                                    .iter()
+                                    .map(|a| format!("`{a}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        };
+                        cx.error_spanned_by(
+                            lit,
+                            format!(
+                                "`{{{name}}}` is not an argument of this {}: {known}",
+                                kind.noun()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! What `#[tool]` requires: a valid tool name, and an `async fn` for a task tool.
+
+use crate::check::names;
+use crate::ctxt::Ctxt;
+use crate::model::{Function, Tool};
+
+pub(super) fn check(cx: &Ctxt, func: &Function, tool: &Tool) {
+    if let Some((_, task)) = &tool.attrs.task
+        && !func.is_async()
+    {
+        cx.error_spanned_by(
+            task,
+            "a task tool runs on after its call is answered, so it is an `async fn`: add `async`",
+        );
+    }
+    if let Err(e) = names::tool_name(&tool.name) {
+        match &tool.attrs.common.name {
+            Some(lit) => cx.error_spanned_by(lit, e),
+            None => cx.error_spanned_by(
+                &func.item.sig.ident,
+                format!("{e} (the name defaults to the function's name)"),
+            ),
+        }
+    }
+}
