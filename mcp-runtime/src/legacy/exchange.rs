@@ -10,7 +10,7 @@ use super::session::SessionRecord;
 use super::stream::StreamLog;
 use super::{Legacy, Reply, Request};
 use crate::context::Caller;
-use crate::dispatch::{Call, Handled, Ingress, Outgoing};
+use crate::dispatch::{Call, Handled, Ingress, Outgoing, Transport};
 use crate::protocol::RequestId;
 use bytes::Bytes;
 use serde_json::{Map, Value};
@@ -30,6 +30,7 @@ struct Exchange {
     params: Params,
     caller: Option<Arc<Caller>>,
     client: Option<std::net::IpAddr>,
+    transport: Transport,
 }
 
 /// Serves the request: at once when the pipeline answers at once, otherwise on a stream fed by
@@ -53,6 +54,7 @@ pub(super) async fn start(
         params: request.params,
         caller: request.caller,
         client: request.client,
+        transport: request.transport,
     };
     let call = exchange.dispatch();
     if !call.is_running() {
@@ -126,7 +128,7 @@ impl Exchange {
         let ingress = Ingress {
             caller: self.caller.clone(),
             checks: None,
-            transport: Some("tcp"),
+            transport: Some(self.transport),
             client: self.client,
         };
         match d.handle(&body, ingress) {

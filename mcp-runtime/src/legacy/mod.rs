@@ -103,6 +103,8 @@ pub(crate) struct Request {
     pub(crate) client: Option<std::net::IpAddr>,
     /// Whether its response can carry requests to the client (an SSE stream).
     pub(crate) back_channel: bool,
+    /// The transport it came over.
+    pub(crate) transport: crate::dispatch::Transport,
 }
 
 /// What a session-opening `initialize` comes to.

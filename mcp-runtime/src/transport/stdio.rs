@@ -9,7 +9,9 @@
 
 mod legacy;
 
-use crate::dispatch::{Dispatcher, Handled, Ingress, Outgoing, Response, TransportChecks};
+use crate::dispatch::{
+    Dispatcher, Handled, Ingress, Outgoing, Response, Transport, TransportChecks,
+};
 use crate::error::McpError;
 use crate::legacy::LegacyOptions;
 use crate::protocol::{
@@ -105,7 +107,7 @@ where
         let ingress = Ingress {
             caller: None,
             checks: Some(&in_flight),
-            transport: Some("pipe"),
+            transport: Some(Transport::Stdio),
             client: None,
         };
         let mut call = match dispatcher.handle(text, ingress) {

@@ -122,6 +122,7 @@ pub(super) async fn post(
                 caller,
                 client,
                 back_channel: accept.sse,
+                transport: crate::dispatch::Transport::Http,
             };
             let reply = legacy.request(session, live.clone(), request).await;
             match reply {

@@ -77,7 +77,9 @@ mod sse;
 pub use options::HttpOptions;
 
 use crate::context::Caller;
-use crate::dispatch::{Call, Dispatcher, Handled, Ingress, Outgoing, Response as Answer};
+use crate::dispatch::{
+    Call, Dispatcher, Handled, Ingress, Outgoing, Response as Answer, Transport,
+};
 use crate::error::McpError;
 use crate::legacy::Legacy;
 use crate::protocol::codes;
@@ -501,7 +503,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ingress {
             caller,
             checks: Some(&HeaderChecks::new(&parts.headers, found)),
-            transport: Some("tcp"),
+            transport: Some(Transport::Http),
             client: client_address(options, &parts),
         },
     );

@@ -69,6 +69,7 @@ impl StdioSession {
                     caller: None,
                     client: None,
                     back_channel: true,
+                    transport: crate::dispatch::Transport::Stdio,
                 };
                 match self.legacy.request(session, live.clone(), request).await {
                     Reply::Now(body) => self.write(body).await,
