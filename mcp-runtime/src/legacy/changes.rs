@@ -15,19 +15,31 @@ use crate::bus::Change;
 use bytes::Bytes;
 use serde_json::json;
 use std::sync::Arc;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc;
 
 impl Legacy {
-    /// Sends the change notifications of session `session_id` to `out`, until the session
-    /// ends, the server shuts down, the bus closes or `out`'s receiver is dropped.
-    pub(crate) async fn changes(
+    /// The change notifications of session `session_id`, sent to `out` by the future this
+    /// returns (for the transport to spawn) until the session ends, the server shuts down, the
+    /// bus closes or `out`'s receiver is dropped. The bus is subscribed to at once, so that no
+    /// change made before the future first runs is missed.
+    pub(crate) fn changes(
         self: Arc<Self>,
         session_id: String,
         live: Arc<LiveSession>,
         out: mpsc::Sender<Bytes>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let bus = self.dispatcher.changes.subscribe();
+        self.send_changes(bus, session_id, live, out)
+    }
+
+    async fn send_changes(
+        self: Arc<Self>,
+        mut bus: broadcast::Receiver<Change>,
+        session_id: String,
+        live: Arc<LiveSession>,
+        out: mpsc::Sender<Bytes>,
     ) {
-        let mut bus = self.dispatcher.changes.subscribe();
         let shutdown = self.dispatcher.shutdown.clone();
         loop {
             let change = tokio::select! {
