@@ -7,9 +7,11 @@
 //! statuses, the session header, and SSE streams (`sse`). A request keeps running when its
 //! client disconnects: only `notifications/cancelled` cancels it.
 
+use super::answer::answer;
+use super::endpoint::Endpoint;
 use super::negotiate::AcceptSet;
+use super::respond::{json_response, method_not_allowed, plain_status};
 use super::sse::{self, Frame};
-use super::{Endpoint, json_response, plain_status};
 use crate::context::Caller;
 use crate::dispatch::{Slot, Transport};
 use crate::legacy::{Inbound, Legacy, LiveSession, Next, Outcome, Reply, StreamLog, Unserved};
@@ -86,7 +88,7 @@ pub(super) async fn post(
     };
     let keepalive = endpoint.options.keepalive;
     match reply {
-        Reply::Refused(response) => super::answer(&endpoint.options, response, Default::default()),
+        Reply::Refused(response) => answer(&endpoint.options, response, Default::default()),
         Reply::Now(body) if accept.json => json_response(StatusCode::OK, body),
         Reply::Now(body) => sse::session_stream(single(body), keepalive, None),
         Reply::Later(log) if accept.sse => {
@@ -112,7 +114,7 @@ pub(super) async fn get(
     accept: &AcceptSet,
 ) -> Response {
     let Some(sid) = session_id(headers) else {
-        return super::method_not_allowed().await;
+        return method_not_allowed().await;
     };
     let (session, live) = match legacy.session(sid, caller.as_deref()).await {
         Ok(found) => found,
@@ -160,7 +162,7 @@ pub(super) async fn delete(
     caller: Option<Arc<Caller>>,
 ) -> Response {
     let Some(sid) = session_id(headers) else {
-        return super::method_not_allowed().await;
+        return method_not_allowed().await;
     };
     let ended = match legacy.session(sid, caller.as_deref()).await {
         Ok(_) => legacy.end(sid).await,
