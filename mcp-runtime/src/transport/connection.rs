@@ -189,7 +189,8 @@ impl Connection {
                 self.era = Era::Legacy(Some(opened.session.id));
                 self.send(opened.response).await;
             }
-            // An error answering no request is not sent: nothing could tell it apart.
+            // Before `initialize`, what is no request is dropped: an error without an id would
+            // answer nothing the client could match it to.
             Outcome::Unserved {
                 why: Unserved::NotOpened { request: false },
                 ..

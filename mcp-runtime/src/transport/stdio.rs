@@ -50,7 +50,7 @@ where
         dispatcher.clone(),
         legacy_options,
         Transport::Stdio,
-        out_tx.clone(),
+        out_tx,
     );
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
@@ -76,9 +76,8 @@ where
     }
     // End of input: end listen streams gracefully and let in-flight requests finish.
     dispatcher.shutdown.cancel();
-    // The connection holds a sender of the output too: the writer ends once both are gone.
+    // The connection holds the output's senders: the writer ends once they are all gone.
     connection.finish().await;
-    drop(out_tx);
     writer.await.unwrap_or(Ok(()))
 }
 

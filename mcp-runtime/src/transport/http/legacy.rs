@@ -14,7 +14,9 @@ use super::respond::{json_response, method_not_allowed, plain_status};
 use super::sse::{self, Frame};
 use crate::context::Caller;
 use crate::dispatch::{Slot, Transport};
-use crate::legacy::{Inbound, Legacy, LiveSession, Next, Outcome, Reply, StreamLog, Unserved};
+use crate::legacy::{
+    Inbound, Legacy, LiveSession, Next, Outcome, Reply, StreamLog, Unserved, Unusable,
+};
 use crate::protocol::codes;
 use axum::body::Body;
 use axum::response::Response;
@@ -168,14 +170,13 @@ pub(super) async fn delete(
         Ok(_) => legacy.end(sid).await,
         Err(why) => Err(why),
     };
-    match ended {
-        Ok(true) => plain_status(StatusCode::OK, ""),
-        Ok(false) => unserved(Unserved::Gone, crate::legacy::Unusable::Gone.answer().1),
-        Err(why) => {
-            let (why, body) = why.answer();
-            unserved(why, body)
-        }
-    }
+    let why = match ended {
+        Ok(true) => return plain_status(StatusCode::OK, ""),
+        Ok(false) => Unusable::Gone,
+        Err(why) => why,
+    };
+    let (why, body) = why.answer();
+    unserved(why, body)
 }
 
 fn accepted() -> Response {
