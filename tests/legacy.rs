@@ -3,7 +3,8 @@
 //! 2025-11-25 schema), the GET stream, the bridge that turns `input_required` into requests to
 //! the client (and its failures), resumption with `Last-Event-ID`, and stdio in both eras.
 //! Resource subscriptions: their bounds and their authorization (at subscribe and for each
-//! update). Progress of a call answered at once.
+//! update). Progress of a call answered at once. A session's change stream that fell behind
+//! the change bus resyncs with the same notifications over HTTP and over stdio.
 
 mod common;
 
@@ -1011,6 +1012,97 @@ async fn progress_of_a_call_answered_at_once_comes_before_its_result() {
         lines.push(next_line(&mut reader).await);
     }
     assert_quick_progress(&lines, 1);
+    drop(writer);
+    drop(reader);
+    let _ = within("the server ends", serving).await;
+}
+
+/// Publishes more changes than a bus of capacity 1 holds, before any session stream can read
+/// them (the test's runtime runs no other task meanwhile): every stream lags. The changes are
+/// of a resource no session subscribed to, so the one read after the lag adds nothing.
+fn lag(server: &Server) {
+    for _ in 0..4 {
+        server.notify_resource_updated("test://other");
+    }
+}
+
+/// What a session subscribed to `test://doc` gets once it lagged: each list change the server
+/// advertises (tools and resources: it has no prompts), then an update of the document.
+fn resync() -> Vec<Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://doc"}}),
+    ]
+}
+
+fn updated_doc() -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://doc"}})
+}
+
+#[tokio::test]
+async fn a_session_stream_that_lagged_resyncs_over_http() {
+    let server = builder()
+        .change_bus(mcp_runtime::LocalBus::new(1))
+        .build()
+        .unwrap();
+    let (_http, addr) = spawn(server.clone()).await;
+    let s = Session::open(addr, json!({})).await;
+    s.call(1, "resources/subscribe", json!({"uri": "test://doc"}))
+        .await;
+    let mut stream = s.stream(Method::GET, None, &[]).await;
+    assert_eq!(stream.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    lag(&server);
+    let mut got = Vec::new();
+    for _ in 0..resync().len() {
+        let n = stream.expect("a notification of the resync").await;
+        assert_valid_2025("ServerNotification", &n);
+        got.push(n);
+    }
+    assert_eq!(got, resync());
+    // Nothing else came of the lag: the next message is the next change.
+    server.notify_resource_updated("test://doc");
+    assert_eq!(stream.expect("the update").await, updated_doc());
+}
+
+#[tokio::test]
+async fn a_session_that_lagged_resyncs_over_stdio() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let server = builder()
+        .change_bus(mcp_runtime::LocalBus::new(1))
+        .build()
+        .unwrap();
+    let (client, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let serving = tokio::spawn(server.clone().serve_io(read, write));
+    let (reader, mut writer) = tokio::io::split(client);
+    let mut reader = tokio::io::BufReader::new(reader).lines();
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+            "params": {"uri": "test://doc"}}),
+    ];
+    for line in &lines {
+        writer
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    assert_eq!(next_line(&mut reader).await["id"], 1);
+    let subscribed = next_line(&mut reader).await;
+    assert_eq!(subscribed, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    lag(&server);
+    let mut got = Vec::new();
+    for _ in 0..resync().len() {
+        got.push(next_line(&mut reader).await);
+    }
+    assert_eq!(got, resync());
+    server.notify_resource_updated("test://doc");
+    assert_eq!(next_line(&mut reader).await, updated_doc());
     drop(writer);
     drop(reader);
     let _ = within("the server ends", serving).await;

@@ -1,7 +1,7 @@
 //! The `tracing` spans and events of requests, captured by a test subscriber: names, fields of
 //! the OpenTelemetry semantic conventions for MCP, parent/child links, for a tools/call, an MRTR
 //! exchange, failed and rejected requests, a `traceparent` in `_meta`, and payloads only when
-//! opted in.
+//! opted in. `network.transport` of each transport, in both revisions.
 
 mod capture;
 mod common;
@@ -466,4 +466,76 @@ async fn http_records_its_transport() {
     let request = the_one(&spans, "mcp.request");
     assert_eq!(request.field("network.transport"), Some("tcp"));
     assert_eq!(request.field("otel.name"), Some("tools/call add"));
+}
+
+/// A 2025-11-25 `initialize` and then a `tools/call` of `add`, as JSON-RPC messages.
+fn legacy_messages() -> [Value; 2] {
+    [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 3, "b": 4}}}),
+    ]
+}
+
+#[tokio::test]
+async fn a_legacy_request_over_http_records_tcp() {
+    let spans = Spans::default();
+    let _guard = spans.install();
+    let http = common::spawn_http(server().build().unwrap()).await;
+    let [initialize, call] = legacy_messages();
+    let mut headers = vec![
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        ("Accept".to_owned(), "application/json".to_owned()),
+    ];
+    let opened = common::post(&http.url(), &headers, initialize.to_string()).await;
+    assert_eq!(opened.status, 200);
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    headers.push(("Mcp-Session-Id".to_owned(), session));
+    headers.push(("MCP-Protocol-Version".to_owned(), "2025-11-25".to_owned()));
+    let answer = common::post(&http.url(), &headers, call.to_string()).await;
+    assert_eq!(answer.status, 200);
+    let answer: Value = serde_json::from_slice(&answer.body).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "7", "{answer}");
+    let request = the_one(&spans, "mcp.request");
+    assert_eq!(request.field("network.transport"), Some("tcp"));
+    assert_eq!(request.field("otel.name"), Some("tools/call add"));
+}
+
+#[tokio::test]
+async fn a_legacy_request_over_stdio_records_pipe() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let spans = Spans::default();
+    let _guard = spans.install();
+    let server = server().build().unwrap();
+    let (client, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(server.serve_io(server_read, server_write));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    for message in legacy_messages() {
+        client_write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut lines = BufReader::new(client_read).lines();
+    for id in [1, 2] {
+        let line = common::within("an answer", lines.next_line())
+            .await
+            .unwrap()
+            .unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], id, "{answer}");
+    }
+    client_write.shutdown().await.unwrap();
+    common::within("the end of the server", serving)
+        .await
+        .unwrap()
+        .unwrap();
+    let request = the_one(&spans, "mcp.request");
+    assert_eq!(request.field("network.transport"), Some("pipe"));
 }

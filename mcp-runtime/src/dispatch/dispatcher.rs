@@ -59,11 +59,31 @@ pub(crate) struct Ingress<'a> {
     pub(crate) caller: Option<Arc<Caller>>,
     /// The transport's own checks (HTTP: the headers that mirror the body).
     pub(crate) checks: Option<&'a dyn TransportChecks>,
-    /// `network.transport` of the semantic conventions: `tcp` (HTTP), `pipe` (stdio).
-    pub(crate) transport: Option<&'static str>,
+    /// The transport it came over (`None`: in process, through no transport).
+    pub(crate) transport: Option<Transport>,
     /// The address of the client that sent it, when the transport knows it: an anonymous
     /// caller's share of the server's pools is counted by it.
     pub(crate) client: Option<std::net::IpAddr>,
+}
+
+/// The transport a message came over, as spans and metrics name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// Streamable HTTP (both revisions).
+    Http,
+    /// Newline-delimited JSON-RPC on a process's stdin and stdout.
+    Stdio,
+}
+
+impl Transport {
+    /// Its `network.transport` in the OpenTelemetry semantic conventions: HTTP runs over a TCP
+    /// connection, stdio over the process's pipes.
+    pub(crate) const fn network_transport(self) -> &'static str {
+        match self {
+            Transport::Http => "tcp",
+            Transport::Stdio => "pipe",
+        }
+    }
 }
 
 /// Checks of what a transport carries beside the message: the HTTP headers that mirror the body.

@@ -54,7 +54,7 @@ mod work;
 
 pub use call::{Call, Outgoing};
 pub(crate) use decode::{decode_general, decode_tool_call};
-pub(crate) use dispatcher::{Dispatcher, Ingress, TransportChecks};
+pub(crate) use dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 pub use encode::Response;
 pub use layer::{Layer, LayerFn, LayerResult, McpRequest, Next, layer_fn};
 pub(crate) use slots::{Slot, Slots};
@@ -91,12 +91,22 @@ impl Dispatcher {
                 None => error,
             };
             let rejection = Rejection::new(id.clone(), error);
-            self.rejected(None, &rejection, ingress.transport, read_at);
+            self.rejected(
+                None,
+                &rejection,
+                ingress.transport.map(Transport::network_transport),
+                read_at,
+            );
             return Handled::Call(Call::ready(id, rejection.into_response()));
         }
         let request = match decode::decode(body) {
             Err(rejection) => {
-                self.rejected(None, &rejection, ingress.transport, read_at);
+                self.rejected(
+                    None,
+                    &rejection,
+                    ingress.transport.map(Transport::network_transport),
+                    read_at,
+                );
                 let id = rejection.id.clone();
                 return Handled::Call(Call::ready(id, rejection.into_response()));
             }
@@ -131,7 +141,12 @@ impl Dispatcher {
             }
             Err(error) => {
                 let rejection = Rejection::new(Some(request.id.clone()), error);
-                self.rejected(Some(&request), &rejection, ingress.transport, read_at);
+                self.rejected(
+                    Some(&request),
+                    &rejection,
+                    ingress.transport.map(Transport::network_transport),
+                    read_at,
+                );
                 let id = rejection.id.clone();
                 Handled::Call(Call::ready(id, rejection.into_response()))
             }

@@ -7,7 +7,7 @@
 //! call back into this module.
 
 use super::call::{Call, Pending};
-use super::dispatcher::{Dispatcher, Ingress, TransportChecks};
+use super::dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 use super::encode::Response;
 use super::families::{complete, listen, lists, prompts, resources, tasks, tools};
 use super::layer::{LayerResult, McpRequest, Next, RequestParts};
@@ -46,14 +46,20 @@ pub(super) fn route(
             &request,
             method,
             meta,
-            ingress.transport,
+            ingress.transport.map(Transport::network_transport),
             cfg.trace_payloads,
         ),
         None => tracing::Span::none(),
     };
     let trace = RequestTrace::new(&span);
     let mut observe = match trace.is_some() || cfg.metrics {
-        true => observe(d, &span, method, ingress.transport, read_at),
+        true => observe(
+            d,
+            &span,
+            method,
+            ingress.transport.map(Transport::network_transport),
+            read_at,
+        ),
         false => None,
     };
     let _entered = span.enter();

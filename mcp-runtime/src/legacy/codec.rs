@@ -4,7 +4,7 @@
 //! `serverInfo`; `structuredContent` an object).
 
 use super::session::SessionRecord;
-use crate::protocol::RequestId;
+use crate::protocol::{RequestId, codes};
 use bytes::Bytes;
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
@@ -108,12 +108,16 @@ pub(crate) fn parse(body: &[u8]) -> Result<Incoming, Bytes> {
     let envelope: Envelope<'_> = match serde_json::from_slice(body) {
         Ok(e) => e,
         Err(e) if e.is_syntax() || e.is_eof() => {
-            return Err(invalid(None, -32700, "Parse error: the body is not JSON"));
+            return Err(invalid(
+                None,
+                codes::PARSE_ERROR,
+                "Parse error: the body is not JSON",
+            ));
         }
         Err(_) => {
             return Err(invalid(
                 None,
-                -32600,
+                codes::INVALID_REQUEST,
                 "Invalid Request: send one JSON-RPC message (an object) per POST",
             ));
         }
@@ -121,7 +125,7 @@ pub(crate) fn parse(body: &[u8]) -> Result<Incoming, Bytes> {
     if envelope.jsonrpc.as_deref() != Some("2.0") {
         return Err(invalid(
             envelope.id,
-            -32600,
+            codes::INVALID_REQUEST,
             "Invalid Request: `jsonrpc` must be \"2.0\"",
         ));
     }
@@ -132,7 +136,7 @@ pub(crate) fn parse(body: &[u8]) -> Result<Incoming, Bytes> {
         Some(_) => {
             return Err(invalid(
                 envelope.id,
-                -32602,
+                codes::INVALID_PARAMS,
                 "Invalid params: `params` must be an object",
             ));
         }
@@ -150,7 +154,7 @@ pub(crate) fn parse(body: &[u8]) -> Result<Incoming, Bytes> {
             }),
             Err(_) => Err(invalid(
                 None,
-                -32600,
+                codes::INVALID_REQUEST,
                 "Invalid Request: `id` must be a string or an integer",
             )),
         },
@@ -176,7 +180,7 @@ pub(crate) fn parse(body: &[u8]) -> Result<Incoming, Bytes> {
         }
         (_, id) => Err(invalid(
             id,
-            -32600,
+            codes::INVALID_REQUEST,
             "Invalid Request: neither a request, a notification nor a response",
         )),
     }

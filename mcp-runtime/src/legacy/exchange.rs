@@ -6,19 +6,17 @@
 
 use super::codec::{self, Answer, Params, Retry};
 use super::live::LiveSession;
+use super::outcome::{Reply, Request};
 use super::session::SessionRecord;
+use super::state::Legacy;
 use super::stream::StreamLog;
-use super::{Legacy, Reply, Request};
 use crate::context::Caller;
-use crate::dispatch::{Call, Handled, Ingress, Outgoing};
-use crate::protocol::RequestId;
+use crate::dispatch::{Call, Handled, Ingress, Outgoing, Transport};
+use crate::protocol::{RequestId, codes};
 use bytes::Bytes;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// Rounds of client input one request may take.
-const MAX_ROUNDS: u32 = 8;
 
 /// One legacy request, on its way.
 struct Exchange {
@@ -30,6 +28,7 @@ struct Exchange {
     params: Params,
     caller: Option<Arc<Caller>>,
     client: Option<std::net::IpAddr>,
+    transport: Transport,
 }
 
 /// Serves the request: at once when the pipeline answers at once, otherwise on a stream fed by
@@ -53,6 +52,7 @@ pub(super) async fn start(
         params: request.params,
         caller: request.caller,
         client: request.client,
+        transport: request.transport,
     };
     let call = exchange.dispatch();
     if !call.is_running() {
@@ -126,7 +126,7 @@ impl Exchange {
         let ingress = Ingress {
             caller: self.caller.clone(),
             checks: None,
-            transport: Some("tcp"),
+            transport: Some(self.transport),
             client: self.client,
         };
         match d.handle(&body, ingress) {
@@ -162,7 +162,7 @@ impl Exchange {
     fn id_in_use(&self) -> Bytes {
         codec::error(
             Some(&self.id),
-            -32600,
+            codes::INVALID_REQUEST,
             &format!(
                 "Invalid Request: id {} is in use by a request in progress",
                 self.id
@@ -173,7 +173,7 @@ impl Exchange {
     fn no_back_channel(&self) -> Bytes {
         codec::error(
             Some(&self.id),
-            -32603,
+            codes::INTERNAL_ERROR,
             "Internal error: this request needs input from the client, and its response cannot carry requests to the client (accept text/event-stream)",
         )
     }
@@ -212,12 +212,15 @@ impl Exchange {
         mut round: u32,
     ) -> Option<Bytes> {
         loop {
-            if round > MAX_ROUNDS {
+            // The pipeline refuses to seal a round past the limit; this also stops a handler
+            // that asks again without sealed state.
+            let max = self.legacy.dispatcher.config.limits.rounds;
+            if round > max {
                 return Some(codec::error(
                     Some(&self.id),
-                    -32603,
+                    codes::INTERNAL_ERROR,
                     &format!(
-                        "Internal error: the request asked the client for input more than {MAX_ROUNDS} times"
+                        "Internal error: the request asked the client for input more than {max} times"
                     ),
                 ));
             }
@@ -260,7 +263,7 @@ impl Exchange {
                 self.live.forget(&id);
                 return Err(Failed::Error(codec::error(
                     Some(&self.id),
-                    -32603,
+                    codes::INTERNAL_ERROR,
                     &format!(
                         "Internal error: input request `{key}` is not one a client can be asked"
                     ),
@@ -329,7 +332,7 @@ impl Exchange {
     fn failed(&self, why: &str) -> Failed {
         Failed::Error(codec::error(
             Some(&self.id),
-            -32603,
+            codes::INTERNAL_ERROR,
             &format!("Internal error: {why}"),
         ))
     }

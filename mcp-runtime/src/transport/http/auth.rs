@@ -13,7 +13,7 @@
 //! Tokens are read from the `Authorization` header only (never from the query string), and are
 //! never logged.
 
-use super::{json_response, transport_error};
+use super::respond::{json_response, transport_error};
 use crate::auth::{Challenge, ResourceServer, TokenError, WELL_KNOWN};
 use crate::context::Caller;
 use crate::error::Refusal;

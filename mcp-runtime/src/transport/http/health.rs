@@ -2,8 +2,8 @@
 //! readiness check passes (Redis answers, say), 503 otherwise, for load balancers and
 //! orchestrators. It reads no body and needs no token.
 
+use super::endpoint::{Endpoint, guarded};
 use super::options::HttpOptions;
-use super::{Endpoint, guarded};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;

@@ -3,28 +3,27 @@
 //! `Last-Event-ID`, resumes a request's stream that was cut), DELETE ends it; an unknown or
 //! ended session gets 404.
 //!
-//! A request's SSE events carry ids (`{stream}-{n}`); on 2025-11-25 sessions each stream starts
-//! with a priming event (an id, `retry`, empty data), so that a client whose connection drops
-//! reconnects with `Last-Event-ID` and reads on. A request keeps running when its client
-//! disconnects: only `notifications/cancelled` cancels it.
+//! The sessions themselves are served by [`Legacy`]; this module only frames what it answers:
+//! statuses, the session header, and SSE streams (`sse`). A request keeps running when its
+//! client disconnects: only `notifications/cancelled` cancels it.
 
+use super::answer::answer;
+use super::endpoint::Endpoint;
 use super::negotiate::AcceptSet;
-use super::sse::KeepAlive;
-use super::{Endpoint, json_response, plain_status};
+use super::respond::{json_response, method_not_allowed, plain_status};
+use super::sse::{self, Frame};
 use crate::context::Caller;
-use crate::dispatch::Slot;
-use crate::legacy::{Incoming, Legacy, LiveSession, Next, Reply, Request, StreamLog, Unusable};
+use crate::dispatch::{Slot, Transport};
+use crate::legacy::{
+    Inbound, Legacy, LiveSession, Next, Outcome, Reply, StreamLog, Unserved, Unusable,
+};
+use crate::protocol::codes;
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode};
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::mpsc;
-
-/// How soon a client whose stream was cut should reconnect.
-const RETRY_MS: u64 = 1_000;
 
 fn session_id(headers: &HeaderMap) -> Option<&str> {
     headers
@@ -42,19 +41,14 @@ fn error_response(status: StatusCode, code: i32, message: &str) -> Response {
     json_response(status, Bytes::from(body.to_string()))
 }
 
-fn unusable(why: Unusable) -> Response {
-    match why {
-        Unusable::Gone => error_response(
-            StatusCode::NOT_FOUND,
-            -32600,
-            "Session not found: it ended or expired; initialize a new one",
-        ),
-        Unusable::Store(why) => error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            -32603,
-            &format!("Internal error: the session store failed: {why}"),
-        ),
-    }
+/// A message no session served, with its status.
+fn unserved(why: Unserved, body: Bytes) -> Response {
+    let status = match why {
+        Unserved::NotOpened { .. } => StatusCode::BAD_REQUEST,
+        Unserved::Gone => StatusCode::NOT_FOUND,
+        Unserved::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    json_response(status, body)
 }
 
 /// A legacy POST.
@@ -71,75 +65,43 @@ pub(super) async fn post(
         Ok(message) => message,
         Err(error) => return json_response(StatusCode::BAD_REQUEST, error),
     };
-    let Some(sid) = session_id(headers) else {
-        return match message {
-            Incoming::Request { id, method, params } if method == "initialize" => {
-                match legacy
-                    .initialize(&id, &params, caller.as_deref(), client)
-                    .await
-                {
-                    Ok(opened) => {
-                        let mut resp = json_response(StatusCode::OK, opened.response);
-                        if let Ok(value) = HeaderValue::from_str(&opened.session.id) {
-                            resp.headers_mut().insert("mcp-session-id", value);
-                        }
-                        resp
-                    }
-                    Err(error) => json_response(StatusCode::SERVICE_UNAVAILABLE, error),
-                }
-            }
-            other => {
-                let message = "Bad Request: no Mcp-Session-Id. A 2025-11-25 client opens a session with initialize; a 2026-07-28 client sends `_meta` (and the MCP-Protocol-Version header) on every request";
-                match other {
-                    Incoming::Request { id, .. } => json_response(
-                        StatusCode::BAD_REQUEST,
-                        crate::legacy::error_body(Some(&id), -32600, message),
-                    ),
-                    _ => error_response(StatusCode::BAD_REQUEST, -32600, message),
-                }
-            }
-        };
+    let from = Inbound {
+        session: session_id(headers),
+        caller,
+        client,
+        transport: Transport::Http,
+        back_channel: accept.sse,
     };
-    let (session, live) = match legacy.session(sid, caller.as_deref()).await {
-        Ok(found) => found,
-        Err(why) => return unusable(why),
+    let (reply, session, live) = match legacy.message(message, from).await {
+        Outcome::Nothing => return accepted(),
+        Outcome::Opened(opened) => {
+            let mut resp = json_response(StatusCode::OK, opened.response);
+            if let Ok(value) = HeaderValue::from_str(&opened.session.id) {
+                resp.headers_mut().insert("mcp-session-id", value);
+            }
+            return resp;
+        }
+        Outcome::Unserved { why, body } => return unserved(why, body),
+        Outcome::Reply {
+            reply,
+            session,
+            live,
+        } => (reply, session, live),
     };
-    match message {
-        Incoming::Notification { method, params } => {
-            legacy.notified(&session, &live, &method, &params).await;
-            accepted()
-        }
-        Incoming::Response { id, message } => {
-            legacy.answered(&live, &id, message);
-            accepted()
-        }
-        Incoming::Request { id, method, params } => {
+    let keepalive = endpoint.options.keepalive;
+    match reply {
+        Reply::Refused(response) => answer(&endpoint.options, response, Default::default()),
+        Reply::Now(body) if accept.json => json_response(StatusCode::OK, body),
+        Reply::Now(body) => sse::session_stream(single(body), keepalive, None),
+        Reply::Later(log) if accept.sse => {
             let priming = session.protocol_version.as_str() >= "2025-11-25";
-            let request = Request {
-                id,
-                method,
-                params,
-                caller,
-                client,
-                back_channel: accept.sse,
-            };
-            let reply = legacy.request(session, live.clone(), request).await;
-            match reply {
-                Reply::Refused(response) => {
-                    super::answer(&endpoint.options, response, Default::default())
-                }
-                Reply::Now(body) if accept.json => json_response(StatusCode::OK, body),
-                Reply::Now(body) => stream(single(body), endpoint.options.keepalive),
-                Reply::Later(log) if accept.sse => {
-                    let first = priming.then(|| priming_event(&log, 0));
-                    stream(
-                        follow(log, live, 0, first, None),
-                        endpoint.options.keepalive,
-                    )
-                }
-                Reply::Later(log) => last_message(log, &live).await,
-            }
+            let first = priming.then_some(Frame::Priming {
+                stream: log.id,
+                seq: 0,
+            });
+            sse::session_stream(follow(log, live, 0, first), keepalive, None)
         }
+        Reply::Later(log) => last_message(log, &live).await,
     }
 }
 
@@ -154,23 +116,26 @@ pub(super) async fn get(
     accept: &AcceptSet,
 ) -> Response {
     let Some(sid) = session_id(headers) else {
-        return super::method_not_allowed().await;
+        return method_not_allowed().await;
     };
     let (session, live) = match legacy.session(sid, caller.as_deref()).await {
         Ok(found) => found,
-        Err(why) => return unusable(why),
+        Err(why) => {
+            let (why, body) = why.answer();
+            return unserved(why, body);
+        }
     };
     if !accept.sse {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
-            -32600,
+            codes::INVALID_REQUEST,
             "Not Acceptable: the session's stream is text/event-stream",
         );
     }
     // A session's stream is a listen stream of the older revision: it holds a slot of the same
     // pool, within the caller's share, for as long as it is open.
     let key = crate::context::ShareKey::of(caller.as_deref(), client);
-    let slot = match legacy.dispatcher.listens.take(key) {
+    let slot: Slot = match legacy.dispatcher.listens.take(key) {
         Ok(slot) => slot,
         Err(busy) => {
             return error_response(StatusCode::SERVICE_UNAVAILABLE, busy.code(), busy.message());
@@ -185,12 +150,11 @@ pub(super) async fn get(
     if let Some((stream_id, after)) = resume
         && let Some(log) = live.stream(stream_id)
     {
-        return stream(follow(log, live, after, None, Some(slot)), keepalive);
+        return sse::session_stream(follow(log, live, after, None), keepalive, Some(slot));
     }
-    stream(
-        changes(legacy.clone(), session.id.clone(), live, slot),
-        keepalive,
-    )
+    let (tx, rx) = mpsc::channel(16);
+    tokio::spawn(legacy.clone().changes(session.id.clone(), live, tx));
+    sse::message_stream(rx, keepalive, Some(slot))
 }
 
 /// A legacy DELETE: ends the session.
@@ -200,16 +164,19 @@ pub(super) async fn delete(
     caller: Option<Arc<Caller>>,
 ) -> Response {
     let Some(sid) = session_id(headers) else {
-        return super::method_not_allowed().await;
+        return method_not_allowed().await;
     };
-    if let Err(why) = legacy.session(sid, caller.as_deref()).await {
-        return unusable(why);
-    }
-    match legacy.end(sid).await {
-        Ok(true) => plain_status(StatusCode::OK, ""),
-        Ok(false) => unusable(Unusable::Gone),
-        Err(why) => unusable(why),
-    }
+    let ended = match legacy.session(sid, caller.as_deref()).await {
+        Ok(_) => legacy.end(sid).await,
+        Err(why) => Err(why),
+    };
+    let why = match ended {
+        Ok(true) => return plain_status(StatusCode::OK, ""),
+        Ok(false) => Unusable::Gone,
+        Err(why) => why,
+    };
+    let (why, body) = why.answer();
+    unserved(why, body)
 }
 
 fn accepted() -> Response {
@@ -243,46 +210,21 @@ fn log_finished_with_response(body: &[u8]) -> bool {
     })
 }
 
-fn priming_event(log: &StreamLog, seq: u64) -> Bytes {
-    Bytes::from(format!(
-        "id: {}-{seq}\nretry: {RETRY_MS}\ndata: \n\n",
-        log.id
-    ))
-}
-
-fn event(id: Option<(u64, u64)>, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 48);
-    if let Some((stream, seq)) = id {
-        out.extend_from_slice(format!("id: {stream}-{seq}\n").as_bytes());
-    }
-    out.extend_from_slice(b"event: message\ndata: ");
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
-}
-
 /// Frames fed by a task of their own: the response body ends when the task does, and the task
 /// ends when the client goes away (its sends fail).
-type Frames = mpsc::Receiver<Bytes>;
+type Frames = mpsc::Receiver<Frame>;
 
 fn single(body: Bytes) -> Frames {
     let (tx, rx) = mpsc::channel(1);
-    let _ = tx.try_send(event(None, &body));
+    let _ = tx.try_send(Frame::Message(body));
     rx
 }
 
 /// A request's stream, from event `after` on: its events as they come, until its last one (then
 /// the stream is forgotten: nothing is left to resume) or until the server cuts it.
-fn follow(
-    log: Arc<StreamLog>,
-    live: Arc<LiveSession>,
-    after: u64,
-    first: Option<Bytes>,
-    slot: Option<Slot>,
-) -> Frames {
+fn follow(log: Arc<StreamLog>, live: Arc<LiveSession>, after: u64, first: Option<Frame>) -> Frames {
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
-        let _slot = slot;
         if let Some(first) = first
             && tx.send(first).await.is_err()
         {
@@ -297,7 +239,12 @@ fn follow(
             match next {
                 Next::Events(events) => {
                     for (seq, data) in events {
-                        if tx.send(event(Some((log.id, seq)), &data)).await.is_err() {
+                        let frame = Frame::Event {
+                            stream: log.id,
+                            seq,
+                            data,
+                        };
+                        if tx.send(frame).await.is_err() {
                             return;
                         }
                     }
@@ -311,79 +258,4 @@ fn follow(
         }
     });
     rx
-}
-
-/// The session's stream of change notifications: list changes, and updates of the resources it
-/// subscribed to, until the session or the server ends.
-fn changes(legacy: Arc<Legacy>, session_id: String, live: Arc<LiveSession>, slot: Slot) -> Frames {
-    let (tx, rx) = mpsc::channel(16);
-    let mut bus = legacy.dispatcher.changes.subscribe();
-    let shutdown = legacy.dispatcher.shutdown.clone();
-    tokio::spawn(async move {
-        let _slot = slot;
-        loop {
-            let change = tokio::select! {
-                change = bus.recv() => change,
-                () = live.ended.cancelled() => return,
-                () = shutdown.cancelled() => return,
-                () = tx.closed() => return,
-            };
-            let changes = match change {
-                Ok(change) => vec![change],
-                // Missed some: every list may have changed.
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => vec![
-                    crate::bus::Change::ToolsListChanged,
-                    crate::bus::Change::PromptsListChanged,
-                    crate::bus::Change::ResourcesListChanged,
-                ],
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            };
-            // The session as it is now: its subscriptions may have changed since the stream opened.
-            let Ok(Some(session)) = legacy.store.get(&session_id).await else {
-                return;
-            };
-            for change in &changes {
-                if let Some(n) = legacy.change_notification(change, &session)
-                    && tx.send(event(None, &n)).await.is_err()
-                {
-                    return;
-                }
-            }
-        }
-    });
-    rx
-}
-
-/// An SSE response carrying `frames`, with keep-alive comments while they wait.
-fn stream(frames: Frames, keepalive: Duration) -> Response {
-    let body = FrameBody {
-        frames,
-        keepalive: KeepAlive::new(keepalive),
-    };
-    super::sse::stream_response(Body::from_stream(body))
-}
-
-struct FrameBody {
-    frames: Frames,
-    keepalive: KeepAlive,
-}
-
-impl futures_core::Stream for FrameBody {
-    type Item = Result<Bytes, Infallible>;
-
-    fn poll_next(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Self::Item>> {
-        use std::task::Poll;
-        let this = self.get_mut();
-        match this.frames.poll_recv(cx) {
-            Poll::Ready(Some(frame)) => Poll::Ready(Some(Ok(frame))),
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => match this.keepalive.poll_due(cx) {
-                Poll::Ready(()) => Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n")))),
-                Poll::Pending => Poll::Pending,
-            },
-        }
-    }
 }

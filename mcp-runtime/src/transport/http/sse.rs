@@ -2,12 +2,16 @@
 //! that waits gets keep-alive comments. Dropping the body (the client went away) drops the call,
 //! which cancels the handler.
 //!
+//! A 2025-11-25 session's streams ([`session_stream`]) are framed here too: their events carry
+//! ids (`{stream}-{n}`) for `Last-Event-ID`, each request's stream may start with a priming
+//! event (an id, `retry`, empty data), and a GET stream's change notifications carry none.
+//!
 //! Framed by hand rather than with axum's `Sse`: that costs about 10k instructions more per SSE
 //! request (its `Event` re-scans each message for line breaks, and its keep-alive timer is reset
 //! after every event): 69,983 against 60,043 per call with two progress notifications
 //! (`mcp-bench --callgrind --only sse`).
 
-use crate::dispatch::{Call, Outgoing};
+use crate::dispatch::{Call, Outgoing, Slot};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
@@ -16,6 +20,10 @@ use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How soon a 2025-11-25 client whose stream was cut should reconnect.
+const RETRY_MS: u64 = 1_000;
 
 /// An SSE answer: `first`, then what the rest of `call` sends.
 /// `headers`: a map to reuse for the response (emptied first; the request's, as for JSON).
@@ -30,7 +38,7 @@ pub(super) fn response(
 }
 
 /// A `text/event-stream` response carrying `body`, uncached and unbuffered by proxies.
-pub(super) fn stream_response(body: Body) -> Response {
+fn stream_response(body: Body) -> Response {
     stream_response_in(http::HeaderMap::new(), body)
 }
 
@@ -70,7 +78,7 @@ impl SseBody {
 /// When the next keep-alive comment of an SSE stream (this module's, and a 2025-11-25
 /// session's) is due. The stream is polled again after every message it sends; the timer is polled only when it is due or the stream's waker changed (polling it
 /// each time cost ~1,100 instructions per message on a listen stream).
-pub(super) struct KeepAlive {
+struct KeepAlive {
     sleep: Pin<Box<tokio::time::Sleep>>,
     every: Duration,
     /// The waker the timer holds, once it has been polled and found pending.
@@ -78,7 +86,7 @@ pub(super) struct KeepAlive {
 }
 
 impl KeepAlive {
-    pub(super) fn new(every: Duration) -> Self {
+    fn new(every: Duration) -> Self {
         KeepAlive {
             sleep: Box::pin(tokio::time::sleep(every)),
             every,
@@ -87,7 +95,7 @@ impl KeepAlive {
     }
 
     /// Ready when a comment is due (then the next one is due `every` later).
-    pub(super) fn poll_due(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    fn poll_due(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         if let Some(waker) = &self.armed
             && waker.will_wake(cx.waker())
             && tokio::time::Instant::now() < self.sleep.deadline()
@@ -116,6 +124,104 @@ fn event(data: &[u8]) -> Bytes {
     out.extend_from_slice(data);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
+}
+
+/// One `message` event with the id `{stream}-{seq}`.
+fn event_with_id(stream: u64, seq: u64, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 48);
+    out.extend_from_slice(format!("id: {stream}-{seq}\n").as_bytes());
+    out.extend_from_slice(b"event: message\ndata: ");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// One event of a 2025-11-25 session's stream, before it is framed.
+pub(super) enum Frame {
+    /// A message without an event id (a change notification, or an answer sent at once).
+    Message(Bytes),
+    /// Event `seq` of the request stream `stream`: resumable from it with `Last-Event-ID`.
+    Event { stream: u64, seq: u64, data: Bytes },
+    /// The event a request stream starts with: its id and the reconnection delay, no data.
+    Priming { stream: u64, seq: u64 },
+}
+
+impl Frame {
+    fn framed(self) -> Bytes {
+        match self {
+            Frame::Message(data) => event(&data),
+            Frame::Event { stream, seq, data } => event_with_id(stream, seq, &data),
+            Frame::Priming { stream, seq } => {
+                Bytes::from(format!("id: {stream}-{seq}\nretry: {RETRY_MS}\ndata: \n\n"))
+            }
+        }
+    }
+}
+
+/// A 2025-11-25 session's SSE response: the frames fed to `frames` (by a task that ends when
+/// the client goes away, as its sends then fail), with keep-alive comments while they wait.
+/// `slot`, a listen stream's place in its pool, is held until the body is dropped.
+pub(super) fn session_stream(
+    frames: mpsc::Receiver<Frame>,
+    keepalive: Duration,
+    slot: Option<Slot>,
+) -> Response {
+    frame_response(Source::Frames(frames), keepalive, slot)
+}
+
+/// [`session_stream`] of messages that carry no event id (a session's change notifications).
+pub(super) fn message_stream(
+    messages: mpsc::Receiver<Bytes>,
+    keepalive: Duration,
+    slot: Option<Slot>,
+) -> Response {
+    frame_response(Source::Messages(messages), keepalive, slot)
+}
+
+fn frame_response(source: Source, keepalive: Duration, slot: Option<Slot>) -> Response {
+    let body = FrameBody {
+        source,
+        keepalive: KeepAlive::new(keepalive),
+        _slot: slot,
+    };
+    stream_response(Body::from_stream(body))
+}
+
+/// What a session stream's body reads its events from.
+enum Source {
+    Frames(mpsc::Receiver<Frame>),
+    Messages(mpsc::Receiver<Bytes>),
+}
+
+impl Source {
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        match self {
+            Source::Frames(rx) => rx.poll_recv(cx).map(|f| f.map(Frame::framed)),
+            Source::Messages(rx) => rx.poll_recv(cx).map(|m| m.map(|m| event(&m))),
+        }
+    }
+}
+
+struct FrameBody {
+    source: Source,
+    keepalive: KeepAlive,
+    _slot: Option<Slot>,
+}
+
+impl futures_core::Stream for FrameBody {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        match this.source.poll_next(cx) {
+            Poll::Ready(Some(frame)) => Poll::Ready(Some(Ok(frame))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => match this.keepalive.poll_due(cx) {
+                Poll::Ready(()) => Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n")))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
 }
 
 impl futures_core::Stream for SseBody {

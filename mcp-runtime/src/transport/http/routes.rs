@@ -1,0 +1,208 @@
+//! The endpoint's routes: POST (both revisions; the accept loop also takes it directly, as
+//! [`EndpointPost`]), a 2025-11-25 session's GET and DELETE, the protected resource metadata,
+//! health and the lab page.
+
+use super::answer::answer;
+use super::endpoint::{Endpoint, admit, client_address, guarded, read_body};
+use super::headers::{self, HeaderChecks};
+use super::respond::{method_not_allowed, plain_status, transport_error};
+use super::{auth, connections, era, guard, health, legacy, negotiate, sse};
+use crate::context::Caller;
+use crate::dispatch::{Call, Handled, Ingress, Outgoing, Transport};
+use crate::legacy::Legacy;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::Response;
+use http::StatusCode;
+use std::sync::Arc;
+
+/// The endpoint's POST as a route of its own, for the accept loop to serve without the router.
+pub(super) struct EndpointPost(pub(super) Arc<Endpoint>);
+
+impl connections::DirectRoute for EndpointPost {
+    fn takes(&self, request: &Request) -> bool {
+        request.method() == http::Method::POST && request.uri().path() == self.0.options.path
+    }
+
+    fn answer(&self, request: Request) -> connections::Answering {
+        Box::pin(handle(State(self.0.clone()), request))
+    }
+}
+
+/// The router of `endpoint`: its POST, GET and DELETE, its metadata, health and lab routes.
+pub(super) fn routes(endpoint: Arc<Endpoint>) -> Router {
+    let path = endpoint.options.path.clone();
+    let mut router = Router::new().route(
+        &path,
+        axum::routing::post(handle)
+            .get(session_get)
+            .delete(session_delete)
+            .fallback(method_not_allowed),
+    );
+    if let Some(rs) = &endpoint.options.auth {
+        for well_known in auth::metadata_paths(rs) {
+            router = router.route(&well_known, axum::routing::get(metadata));
+        }
+    }
+    // A path the endpoint or its metadata takes is not served twice (serving refuses such
+    // options before it gets here; a router made for an app of its own says so).
+    if let Some(health) = &endpoint.options.health {
+        match endpoint.options.health_clash() {
+            Some(why) => tracing::warn!("{why}: the health endpoint is not served"),
+            None => router = router.route(health, axum::routing::get(health::ready)),
+        }
+    }
+    #[cfg(feature = "lab")]
+    let router = super::lab::mount(router, &endpoint.options);
+    router.with_state(endpoint)
+}
+
+/// The protected resource metadata document.
+async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let options = &endpoint.options;
+    match guard::judge_host(options, request.headers()) {
+        Err(why) => return plain_status(StatusCode::BAD_REQUEST, why),
+        Ok(true) => {}
+        Ok(false) => {
+            return plain_status(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this Host is not allowed (DNS rebinding protection)",
+            );
+        }
+    }
+    match &options.auth {
+        Some(rs) => auth::metadata_response(rs),
+        None => plain_status(StatusCode::NOT_FOUND, "Not Found"),
+    }
+}
+
+/// A GET or DELETE, admitted: the legacy side, the request's head and its caller. Without a
+/// session (or a legacy side) it is a method a 2026-07-28 endpoint does not take: 405.
+async fn session_request(
+    endpoint: &Endpoint,
+    request: Request,
+) -> Result<(Arc<Legacy>, http::request::Parts, Option<Arc<Caller>>), Response> {
+    let Some(legacy) = endpoint.legacy.clone() else {
+        return Err(method_not_allowed().await);
+    };
+    if !request.headers().contains_key("mcp-session-id") {
+        return Err(method_not_allowed().await);
+    }
+    let (parts, _) = request.into_parts();
+    if let Some(refused) = guarded(&endpoint.options, &parts.headers) {
+        return Err(refused);
+    }
+    let (caller, _) = admit(endpoint, &parts, None).await?;
+    Ok((legacy, parts, caller))
+}
+
+/// GET: a 2025-11-25 session's stream.
+async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    match session_request(&endpoint, request).await {
+        Ok((legacy, parts, caller)) => {
+            let accept = negotiate::accepts(&parts.headers);
+            let client = client_address(&endpoint.options, &parts);
+            legacy::get(&endpoint, &legacy, &parts.headers, caller, client, &accept).await
+        }
+        Err(refused) => refused,
+    }
+}
+
+/// DELETE: ends a 2025-11-25 session.
+async fn session_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    match session_request(&endpoint, request).await {
+        Ok((legacy, parts, caller)) => legacy::delete(&legacy, &parts.headers, caller).await,
+        Err(refused) => refused,
+    }
+}
+
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let options = &endpoint.options;
+    if let Some(refused) = guarded(options, &parts.headers) {
+        return refused;
+    }
+    let (caller, body) = if options.auth.is_none() && endpoint.limiter.is_none() {
+        (None, body)
+    } else {
+        match Box::pin(admit(&endpoint, &parts, Some(body))).await {
+            Ok((caller, Some(body))) => (caller, body),
+            // Authentication read the body to name the scopes in its challenge: it refused.
+            Ok((_, None)) => return transport_error(StatusCode::BAD_REQUEST, "Bad Request"),
+            Err(refused) => return refused,
+        }
+    };
+    if !negotiate::content_type_ok(&parts.headers) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: send the JSON-RPC message as application/json",
+        );
+    }
+    let accept = negotiate::accepts(&parts.headers);
+    if !accept.json && !accept.sse {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: accept application/json and text/event-stream",
+        );
+    }
+    let bytes = match read_body(body, options.body_limit, options.body_timeout).await {
+        Ok(b) => b,
+        Err(response) => return response,
+    };
+    let found = headers::McpHeaders::scan(&parts.headers);
+    if let Some(legacy) = &endpoint.legacy
+        && era::of_post(&found, &bytes) == era::Era::Legacy
+    {
+        let client = client_address(options, &parts);
+        // Boxed: the 2025 path's state would otherwise make every request's future (moved
+        // several times through axum and hyper) as large as its own.
+        return Box::pin(legacy::post(
+            &endpoint,
+            legacy,
+            &parts.headers,
+            &bytes,
+            caller,
+            client,
+            &accept,
+        ))
+        .await;
+    }
+    let handled = endpoint.dispatcher.handle(
+        &bytes,
+        Ingress {
+            caller,
+            checks: Some(&HeaderChecks::new(&parts.headers, found)),
+            transport: Some(Transport::Http),
+            client: client_address(options, &parts),
+        },
+    );
+    let mut call = match handled {
+        Handled::Notification(_) => {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = StatusCode::ACCEPTED;
+            return resp;
+        }
+        Handled::Call(call) => call,
+    };
+    let keepalive = options.keepalive;
+    // The request's headers are read: their map carries the response.
+    let headers = std::mem::take(&mut parts.headers);
+    match call.next_message().await {
+        Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
+            answer(options, r, headers)
+        }
+        Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive, headers),
+        Some(Outgoing::Notification(n)) if accept.sse => {
+            sse::response(n, Some(call), keepalive, headers)
+        }
+        Some(Outgoing::Notification(_)) => {
+            // The client takes JSON only: request-scoped notifications cannot be delivered.
+            answer(options, Call::response(call).await, headers)
+        }
+        None => transport_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal error: the request produced no response",
+        ),
+    }
+}
