@@ -10,7 +10,7 @@ use super::outcome::{Inbound, Outcome, Reply, Request, Unserved};
 use super::session::SessionRecord;
 use super::state::{Legacy, Unusable};
 use crate::dispatch::Transport;
-use crate::protocol::codes;
+use crate::protocol::{Method, codes};
 use bytes::Bytes;
 use serde_json::json;
 use std::sync::Arc;
@@ -114,20 +114,20 @@ impl Legacy {
                 self.subscribe(&session, id, method, params, caller.as_deref())
                     .await
             }
-            "server/discover"
-            | "subscriptions/listen"
-            | "tasks/get"
-            | "tasks/update"
-            | "tasks/cancel"
-            | "tasks/result"
-            | "tasks/list" => Reply::Now(codec::error(
-                Some(id),
-                codes::METHOD_NOT_FOUND,
-                &format!(
-                    "Method not found: `{method}` is not part of protocol {}, which this session speaks",
-                    session.protocol_version
-                ),
-            )),
+            // The 2026 methods this session's protocol lacks (from the method table), and the
+            // older revision's task methods, which this server does not serve.
+            name if Method::parse(name).is_some_and(|m| !m.on_2025_11_25_sessions())
+                || matches!(name, "tasks/result" | "tasks/list") =>
+            {
+                Reply::Now(codec::error(
+                    Some(id),
+                    codes::METHOD_NOT_FOUND,
+                    &format!(
+                        "Method not found: `{method}` is not part of protocol {}, which this session speaks",
+                        session.protocol_version
+                    ),
+                ))
+            }
             _ => exchange::start(self, session, live, request).await,
         }
     }

@@ -46,12 +46,8 @@ where
         Ok::<(), std::io::Error>(())
     });
 
-    let mut connection = Connection::new(
-        dispatcher.clone(),
-        legacy_options,
-        Transport::Stdio,
-        out_tx,
-    );
+    let mut connection =
+        Connection::new(dispatcher.clone(), legacy_options, Transport::Stdio, out_tx);
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     loop {
