@@ -9,9 +9,9 @@
 //! Which revision a message belongs to is decided per message by the transport (HTTP:
 //! `transport::http::era`; stdio: the first message), never by its method name. Everything
 //! after that is here, whatever the transport: a transport parses the message
-//! ([`parse`]), hands it to [`Legacy::message`] with what it knows of its sender
-//! ([`Inbound`]), and frames the [`Outcome`]; a session's change notifications come from
-//! [`Legacy::changes`]. HTTP frames them as SSE events and statuses, stdio as lines.
+//! (`parse`), hands it to `Legacy::message` with what it knows of its sender
+//! (`Inbound`), and frames the `Outcome`; a session's change notifications come from
+//! `Legacy::changes`. HTTP frames them as SSE events and statuses, stdio as lines.
 //!
 //! Sessions' metadata lives in a [`SessionStore`] (in memory by default; shared by instances
 //! behind a load balancer); what cannot leave the process (open streams, requests waiting for
@@ -19,7 +19,7 @@
 //!
 //! The files, lowest first (each imports only those above it; this module only declares and
 //! re-exports): `codec` (the wire shapes of both revisions), `session` (the store), `stream`
-//! and `live` (what a session holds in this process), `state` (the [`Legacy`] side and its
+//! and `live` (what a session holds in this process), `state` (the `Legacy` side and its
 //! sessions), `outcome` (what goes in and out of it), `methods` (the methods only sessions
 //! have), `exchange` (a bridged request), `changes` (the change stream) and `message` (the
 //! session dispatcher, which routes to `methods` and `exchange`).

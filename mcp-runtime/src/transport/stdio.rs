@@ -1,6 +1,6 @@
 //! stdio: newline-delimited JSON-RPC on stdin/stdout. Only MCP messages go to stdout; logs go to
 //! stderr. This module only frames: it reads lines, hands each to the process's one
-//! [`Connection`] (which decides the revision, serves requests concurrently, and opens the
+//! `Connection` (which decides the revision, serves requests concurrently, and opens the
 //! 2025-11-25 session when the first message is `initialize`), and writes what the connection
 //! sends as lines. On end of input, listen streams are ended gracefully, in-flight requests
 //! finish, and the server returns.
