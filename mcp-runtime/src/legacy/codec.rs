@@ -237,8 +237,8 @@ pub(crate) struct Retry<'a> {
 /// (version, the capabilities and client info `initialize` declared, the log level
 /// `logging/setLevel` set) beside the client's own `_meta` keys (a `progressToken`, say), and a
 /// bridged round's answers. Written as bytes around the client's own JSON text: taking the
-/// params apart into a tree and serializing it again cost 28k instructions per call
-/// (`mcp-bench --callgrind --only legacy`).
+/// params apart into a tree and serializing it again cost more than the rest of the call
+/// (BENCHMARKS.md, "The legacy codec").
 pub(crate) fn modern_request(
     id: &RequestId,
     method: &str,
@@ -256,7 +256,7 @@ pub(crate) fn modern_request(
     out.extend_from_slice(br#","params":{"#);
     let mut client_meta = None;
     // Without a `_meta` of the client's or answers to add, the params go through as they are
-    // (5k instructions per call less than reading their members).
+    // (cheaper than reading their members; BENCHMARKS.md, "The legacy codec").
     let plain = retry.is_none() && !raw.contains(r#""_meta""#);
     let inner = raw
         .trim()
@@ -345,8 +345,8 @@ pub(crate) enum Answer {
 
 /// Rewrites a modern response for a legacy session. Errors pass unchanged; a result loses its
 /// 2026 members, written back around the pipeline's own JSON text (a full parse and
-/// re-serialization cost 20k instructions per call). `info` is the server's serialized
-/// `serverInfo`, which the pipeline puts last in results.
+/// re-serialization cost more; BENCHMARKS.md, "The legacy codec"). `info` is the server's
+/// serialized `serverInfo`, which the pipeline puts last in results.
 pub(crate) fn legacy_answer(body: &[u8], method: &str, info: Option<&str>) -> Answer {
     if let Some(spliced) = splice(body, method, info) {
         return Answer::Final(Bytes::from(spliced));
@@ -440,10 +440,9 @@ pub(crate) fn legacy_answer(body: &[u8], method: &str, info: Option<&str>) -> An
 }
 
 /// The common case, cut out of the pipeline's own bytes: a complete result whose only 2026
-/// members are `resultType` first and the caching hints and `serverInfo` last (12k
-/// instructions per call through `Members`, 1k this way: `mcp-bench --callgrind --only
-/// legacy`). `None` sends the result the general way. JSON strings escape their quotes, so
-/// these patterns can only match members.
+/// members are `resultType` first and the caching hints and `serverInfo` last (far cheaper than
+/// through `Members`; BENCHMARKS.md, "The legacy codec"). `None` sends the result the general
+/// way. JSON strings escape their quotes, so these patterns can only match members.
 fn splice(body: &[u8], method: &str, info: Option<&str>) -> Option<Vec<u8>> {
     const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
     const RESULT: &str = r#","result":{"#;

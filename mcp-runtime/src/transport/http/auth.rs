@@ -63,8 +63,8 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, Unauthenticated> {
 }
 
 /// RFC 7235 `token68`: `[A-Za-z0-9-._~+/]+ "="*`. Every byte is checked without branching, so
-/// that the check vectorizes: it runs on every request (a byte-by-byte `all` cost ~5,000
-/// instructions for a 250-byte JWT under callgrind).
+/// that the check vectorizes: it runs on every request (a byte-by-byte `all` cost far more;
+/// BENCHMARKS.md, "Bearer tokens").
 fn is_token68(token: &[u8]) -> bool {
     let body = match token.iter().rposition(|&b| b != b'=') {
         Some(last) => &token[..=last],

@@ -2,10 +2,8 @@
 //! HTTP/1 connection, and a graceful end.
 //!
 //! Why not `axum::serve`: it serves every connection through hyper-util's protocol-detecting
-//! `auto` connection, which holds ≈ 8 KiB more resident memory per open connection (a raw
-//! axum server with 10,000 open SSE streams: 19.7 KiB per stream under `axum::serve`, 11.5 KiB
-//! with hyper's HTTP/1 connection; `mcp-bench-clients --only memory`, BENCHMARKS.md). The
-//! server speaks HTTP/1.1 only, so the detection bought nothing.
+//! `auto` connection, which holds more resident memory per open connection (BENCHMARKS.md, "The
+//! accept loop"). The server speaks HTTP/1.1 only, so the detection bought nothing.
 
 use super::hygiene::{Admitted, ConnState, Hygiene, Responding, Table, Tracked};
 use axum::Router;

@@ -267,8 +267,8 @@ fn header_value<'h>(
 }
 
 /// `text` without the optional whitespace (spaces and tabs) at either end. By bytes: a
-/// `trim_matches` with a pattern of two chars decodes every char (~50 instructions more a
-/// header, callgrind `call`).
+/// `trim_matches` with a pattern of two chars decodes every char (BENCHMARKS.md, "Header
+/// checks").
 fn trim_whitespace(text: &str) -> &str {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let bytes = text.as_bytes();

@@ -146,8 +146,7 @@ pub(crate) async fn serve<S>(
 /// A listener on `addr` with room for 4,096 connections waiting to be accepted (the kernel caps
 /// it at `net.core.somaxconn`), as [`Server::run`](crate::Server::run) binds: with tokio's
 /// default of 1,024, a burst of a thousand clients connecting at once overflowed the queue, and
-/// the dropped ones retried a second later (p99 of 1,000 concurrent MRTR exchanges: 1,245 ms,
-/// against 132 ms with this; `mcp-bench-clients`).
+/// the dropped ones retried a second later (BENCHMARKS.md, "Listen backlog").
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {

@@ -6,10 +6,8 @@
 //! ids (`{stream}-{n}`) for `Last-Event-ID`, each request's stream may start with a priming
 //! event (an id, `retry`, empty data), and a GET stream's change notifications carry none.
 //!
-//! Framed by hand rather than with axum's `Sse`: that costs about 10k instructions more per SSE
-//! request (its `Event` re-scans each message for line breaks, and its keep-alive timer is reset
-//! after every event): 69,983 against 60,043 per call with two progress notifications
-//! (`mcp-bench --callgrind --only sse`).
+//! Framed by hand rather than with axum's `Sse`: its `Event` re-scans each message for line
+//! breaks, and its keep-alive timer is reset after every event (BENCHMARKS.md, "SSE framing").
 
 use crate::dispatch::{Call, Outgoing, Slot};
 use axum::body::Body;
@@ -76,8 +74,9 @@ impl SseBody {
 }
 
 /// When the next keep-alive comment of an SSE stream (this module's, and a 2025-11-25
-/// session's) is due. The stream is polled again after every message it sends; the timer is polled only when it is due or the stream's waker changed (polling it
-/// each time cost ~1,100 instructions per message on a listen stream).
+/// session's) is due. The stream is polled again after every message it sends; the timer is
+/// polled only when it is due or the stream's waker changed (polling it each time cost more
+/// than the message; BENCHMARKS.md, "SSE framing").
 struct KeepAlive {
     sleep: Pin<Box<tokio::time::Sleep>>,
     every: Duration,
