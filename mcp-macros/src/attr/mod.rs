@@ -84,6 +84,24 @@ pub(crate) fn parse_items(cx: &Ctxt, tokens: TokenStream) -> Vec<Item> {
     }
 }
 
+/// The items of an attribute that takes `key = value` arguments only: each bare string literal
+/// is reported (with `literal_error`) and skipped, in its place among the other items' errors.
+pub(crate) fn parse_keyed<'a>(
+    cx: &'a Ctxt,
+    tokens: TokenStream,
+    literal_error: &'a str,
+) -> impl Iterator<Item = Meta> + 'a {
+    parse_items(cx, tokens)
+        .into_iter()
+        .filter_map(move |item| match item {
+            Item::Meta(m) => Some(m),
+            Item::Lit(l) => {
+                cx.error_spanned_by(&l, literal_error);
+                None
+            }
+        })
+}
+
 /// Parses the contents of `key(...)` as a list of `key`, `key = value` and `key(...)` items.
 pub(crate) fn nested(cx: &Ctxt, meta: &Meta) -> Vec<Meta> {
     match meta {

@@ -1,8 +1,8 @@
 //! The arguments of `#[prompt(...)]`.
 
+use crate::attr;
 use crate::attr::keys::{AUTHORIZE, COMPLETE, CRATE, DESCRIPTION, ICON, NAME, SCOPES, TITLE};
 use crate::attr::shared::{self, Common, CommonSlots, CompletionSpec};
-use crate::attr::{self, Item};
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 
@@ -28,17 +28,9 @@ impl PromptAttrs {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> PromptAttrs {
         let mut common = CommonSlots::new();
         let mut completions = Vec::new();
-        for item in attr::parse_items(cx, args) {
-            let m = match item {
-                Item::Meta(m) => m,
-                Item::Lit(l) => {
-                    cx.error_spanned_by(
-                        &l,
-                        "`#[prompt]` takes `key = value` arguments: write `name = \"...\"` to name the prompt",
-                    );
-                    continue;
-                }
-            };
+        let literal_error =
+            "`#[prompt]` takes `key = value` arguments: write `name = \"...\"` to name the prompt";
+        for m in attr::parse_keyed(cx, args, literal_error) {
             if common.read(cx, &m) {
                 continue;
             }

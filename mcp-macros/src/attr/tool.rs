@@ -5,7 +5,7 @@ use crate::attr::keys::{
     OPEN_WORLD, READ_ONLY, SCOPES, TASK, TITLE,
 };
 use crate::attr::shared::{self, Common, CommonSlots};
-use crate::attr::{self, Item, Slot};
+use crate::attr::{self, Slot};
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use syn::{Expr, LitBool, LitStr, Meta};
@@ -59,17 +59,9 @@ impl ToolAttrs {
         let mut annotations = Slot::new(ANNOTATIONS);
         let mut meta = Slot::new(META);
         let mut task = Slot::new(TASK);
-        for item in attr::parse_items(cx, args) {
-            let m = match item {
-                Item::Meta(m) => m,
-                Item::Lit(l) => {
-                    cx.error_spanned_by(
-                        &l,
-                        "`#[tool]` takes `key = value` arguments: write `name = \"...\"` to name the tool",
-                    );
-                    continue;
-                }
-            };
+        let literal_error =
+            "`#[tool]` takes `key = value` arguments: write `name = \"...\"` to name the tool";
+        for m in attr::parse_keyed(cx, args, literal_error) {
             if common.read(cx, &m) {
                 continue;
             }
