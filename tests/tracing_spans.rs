@@ -380,34 +380,49 @@ async fn other_methods_name_their_primitive() {
     assert_eq!(handlers[1].field("mcp.resource.uri"), Some("config://app"));
 }
 
-#[tokio::test]
-async fn stdio_records_its_transport() {
+/// Serves `messages` over stdio, one a line, and returns the first `answers` lines the server
+/// wrote, once it has ended at the end of input.
+async fn over_stdio(messages: &[String], answers: usize) -> Vec<String> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let spans = Spans::default();
-    let _guard = spans.install();
     let server = server().build().unwrap();
     let (client, server_end) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_end);
     let serving = tokio::spawn(server.serve_io(server_read, server_write));
     let (client_read, mut client_write) = tokio::io::split(client);
-    let mut line = body(
-        json!(1),
-        "tools/call",
-        json!({"name": "add", "arguments": {"a": 1, "b": 1}}),
-    );
-    line.push(b'\n');
-    client_write.write_all(&line).await.unwrap();
+    for message in messages {
+        client_write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
     let mut lines = BufReader::new(client_read).lines();
-    let answer = common::within("the answer", lines.next_line())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(answer.contains("\"2\""), "{answer}");
+    let mut written = Vec::new();
+    for _ in 0..answers {
+        let line = common::within("an answer", lines.next_line())
+            .await
+            .unwrap()
+            .unwrap();
+        written.push(line);
+    }
     client_write.shutdown().await.unwrap();
     common::within("the end of the server", serving)
         .await
         .unwrap()
         .unwrap();
+    written
+}
+
+#[tokio::test]
+async fn stdio_records_its_transport() {
+    let spans = Spans::default();
+    let _guard = spans.install();
+    let call = body(
+        json!(1),
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 1}}),
+    );
+    let answers = over_stdio(&[String::from_utf8(call).unwrap()], 1).await;
+    assert!(answers[0].contains("\"2\""), "{}", answers[0]);
     let request = the_one(&spans, "mcp.request");
     assert_eq!(request.field("network.transport"), Some("pipe"));
 }
@@ -508,34 +523,13 @@ async fn a_legacy_request_over_http_records_tcp() {
 
 #[tokio::test]
 async fn a_legacy_request_over_stdio_records_pipe() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let spans = Spans::default();
     let _guard = spans.install();
-    let server = server().build().unwrap();
-    let (client, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let serving = tokio::spawn(server.serve_io(server_read, server_write));
-    let (client_read, mut client_write) = tokio::io::split(client);
-    for message in legacy_messages() {
-        client_write
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    let mut lines = BufReader::new(client_read).lines();
-    for id in [1, 2] {
-        let line = common::within("an answer", lines.next_line())
-            .await
-            .unwrap()
-            .unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
+    let messages: Vec<String> = legacy_messages().iter().map(|m| m.to_string()).collect();
+    for (line, id) in over_stdio(&messages, 2).await.iter().zip([1, 2]) {
+        let answer: Value = serde_json::from_str(line).unwrap();
         assert_eq!(answer["id"], id, "{answer}");
     }
-    client_write.shutdown().await.unwrap();
-    common::within("the end of the server", serving)
-        .await
-        .unwrap()
-        .unwrap();
     let request = the_one(&spans, "mcp.request");
     assert_eq!(request.field("network.transport"), Some("pipe"));
 }
