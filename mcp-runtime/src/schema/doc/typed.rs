@@ -9,7 +9,7 @@ use serde::de::{
 
 /// The typed parse of validated arguments reads the tree the validator read, not the text a
 /// third time (BENCHMARKS.md, "The validator's tree"). It is only asked for a value the text
-/// would give too: [`Arguments::parse`](crate::Arguments::parse) reads the text again on any
+/// would give too: [`Arguments::parse`](crate::handler::Arguments::parse) reads the text again on any
 /// error, for the error's wording and path.
 impl<'de> Deserializer<'de> for DocRef<'de> {
     type Error = serde_json::Error;
