@@ -1,7 +1,8 @@
 //! Instances sharing state through a real Redis (`--features redis`; the test starts
 //! `redis-server` on a free loopback port): changes cross instances, tasks and sessions are
 //! changed atomically from several connections, sessions expire when idle, and after Redis
-//! restarts the bus subscribes again and tells its listeners to fetch every list again.
+//! restarts the bus subscribes again and tells its listeners to fetch every list again, and the
+//! task store says leases run from its return.
 #![cfg(feature = "redis")]
 
 mod common;
@@ -14,6 +15,13 @@ use mcp_runtime::tasks::{TaskRecord, TaskStore};
 use mcp_runtime::{Change, ChangeBus};
 use serde_json::json;
 use std::time::Duration;
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
 
 async fn next_change(rx: &mut tokio::sync::broadcast::Receiver<Change>) -> Change {
     within("a change", rx.recv()).await.expect("a change")
@@ -194,8 +202,10 @@ async fn after_redis_restarts_listeners_are_told_to_fetch_every_list_again() {
     let tasks = connection.tasks();
     let mut rx = bus.subscribe();
     tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = tasks.reachable_since_ms().await.unwrap();
     redis.stop();
     assert!(!connection.ready().await);
+    let stopped = now_ms();
     redis.start_again();
     let mut seen = Vec::new();
     while seen.len() < 3 {
@@ -215,6 +225,12 @@ async fn after_redis_restarts_listeners_are_told_to_fetch_every_list_again() {
     }
     assert!(ok, "Redis answers again");
     assert!(tasks.get("none").await.unwrap().is_none());
+    // Leases run from Redis's return: no runner could renew one while it was away.
+    let after = tasks.reachable_since_ms().await.unwrap();
+    assert!(
+        before < stopped && after >= stopped,
+        "reachable since {before}, then {after}; stopped at {stopped}"
+    );
 }
 
 #[tokio::test]

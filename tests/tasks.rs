@@ -675,3 +675,77 @@ async fn a_task_whose_instance_stopped_is_failed_once_its_lease_passes() {
     // The live one is untouched.
     assert_eq!(get(&on_b, &running).await.unwrap()["status"], "working");
 }
+
+/// A shared store that says it was away until `back_ms` (as a Redis that restarted would).
+struct Restarted {
+    inner: Arc<MemoryTaskStore>,
+    back_ms: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl mcp_runtime::tasks::TaskStore for Restarted {
+    fn create(
+        &self,
+        task: mcp_runtime::tasks::TaskRecord,
+    ) -> mcp_runtime::handler::BoxFuture<'_, Result<(), mcp_runtime::McpError>> {
+        self.inner.create(task)
+    }
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> mcp_runtime::handler::BoxFuture<
+        'a,
+        Result<Option<mcp_runtime::tasks::TaskRecord>, mcp_runtime::McpError>,
+    > {
+        self.inner.get(id)
+    }
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: mcp_runtime::tasks::TaskChange<'a>,
+    ) -> mcp_runtime::handler::BoxFuture<
+        'a,
+        Result<Option<mcp_runtime::tasks::TaskRecord>, mcp_runtime::McpError>,
+    > {
+        self.inner.update(id, change)
+    }
+    fn reachable_since_ms(
+        &self,
+    ) -> mcp_runtime::handler::BoxFuture<'_, Result<u64, mcp_runtime::McpError>> {
+        let back = self.back_ms.load(Ordering::Relaxed);
+        Box::pin(async move { Ok(back) })
+    }
+}
+
+#[tokio::test]
+async fn a_lease_runs_from_the_stores_return_not_from_before_it_went_away() {
+    use mcp_runtime::tasks::{TaskRecord, TaskStore};
+    let inner = Arc::new(MemoryTaskStore::default());
+    let back_ms = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let store = Restarted {
+        inner: inner.clone(),
+        back_ms: back_ms.clone(),
+    };
+    let server = Server::builder()
+        .task_store(store)
+        .task_lease(Duration::from_millis(300))
+        .tool(wait_forever {})
+        .state(Seen::default())
+        .build()
+        .expect("the server builds");
+    let client = tasks_client(&server);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    // Its lease passed while the store was away, and the store is back only now: its runner
+    // has had no chance to renew it yet.
+    let mut task = TaskRecord::new("held", None, now, Some(60_000), Some(100));
+    task.lease_until_ms = Some(now - 1_000);
+    inner.create(task).await.unwrap();
+    back_ms.store(now, Ordering::Relaxed);
+    assert_eq!(get(&client, "held").await.unwrap()["status"], "working");
+    // Nobody renewed it within a lease of the store's return: its runner is gone.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let failed = get(&client, "held").await.unwrap();
+    assert_eq!(failed["status"], "failed", "{failed}");
+}

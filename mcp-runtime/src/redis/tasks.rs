@@ -3,8 +3,11 @@
 use super::cas::{self, decode, encode, failed};
 use crate::error::McpError;
 use crate::registry::BoxFuture;
+use crate::tasks::time::now_ms;
 use crate::tasks::{TaskChange, TaskRecord, TaskStore};
 use ::redis::aio::ConnectionManager;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A [`TaskStore`] in Redis: a task created through one instance is read, answered and
 /// cancelled through any other; every change is a compare-and-set, so that two instances
@@ -14,6 +17,9 @@ use ::redis::aio::ConnectionManager;
 pub struct RedisTaskStore {
     conn: ConnectionManager,
     prefix: String,
+    /// When an operation of this store last failed (milliseconds since the Unix epoch; 0:
+    /// never): Redis may have been out of reach then.
+    failed_at: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -32,7 +38,38 @@ impl RedisTaskStore {
         RedisTaskStore {
             conn,
             prefix: format!("{prefix}task:"),
+            failed_at: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// `op`, bounded in time; a failure is remembered as a moment Redis may have been away.
+    async fn watched<T>(
+        &self,
+        op: impl Future<Output = Result<T, McpError>>,
+    ) -> Result<T, McpError> {
+        let done = super::bounded(op).await;
+        if done.is_err() {
+            self.failed_at.fetch_max(now_ms(), Ordering::Relaxed);
+        }
+        done
+    }
+
+    /// When Redis last started (its `uptime_in_seconds`, rounded so as to be no earlier than
+    /// the truth), or when an operation of this store last failed, whichever is later.
+    async fn reachable_since_now(&self) -> Result<u64, McpError> {
+        let mut conn = self.conn.clone();
+        let info: String = ::redis::cmd("INFO")
+            .arg("server")
+            .query_async(&mut conn)
+            .await
+            .map_err(failed)?;
+        let uptime_s = info
+            .lines()
+            .find_map(|line| line.strip_prefix("uptime_in_seconds:"))
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .ok_or_else(|| McpError::internal("Redis did not say how long it has been up"))?;
+        let started = now_ms().saturating_sub(uptime_s.saturating_mul(1000));
+        Ok(started.max(self.failed_at.load(Ordering::Relaxed)))
     }
 
     fn key(&self, id: &str) -> String {
@@ -82,16 +119,19 @@ impl RedisTaskStore {
 
 impl TaskStore for RedisTaskStore {
     fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), McpError>> {
-        Box::pin(super::bounded(self.create_now(task)))
+        Box::pin(self.watched(self.create_now(task)))
     }
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
-        Box::pin(super::bounded(self.get_now(id)))
+        Box::pin(self.watched(self.get_now(id)))
     }
     fn update<'a>(
         &'a self,
         id: &'a str,
         change: TaskChange<'a>,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
-        Box::pin(super::bounded(self.update_now(id, change)))
+        Box::pin(self.watched(self.update_now(id, change)))
+    }
+    fn reachable_since_ms(&self) -> BoxFuture<'_, Result<u64, McpError>> {
+        Box::pin(self.watched(self.reachable_since_now()))
     }
 }

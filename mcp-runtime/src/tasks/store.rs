@@ -43,6 +43,21 @@ pub trait TaskStore: Send + Sync + 'static {
         id: &'a str,
         change: TaskChange<'a>,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>>;
+    /// Since when (milliseconds since the Unix epoch) the store has been reachable without a
+    /// break, as far as it can tell. While a store is away no runner can renew its lease, so
+    /// a task's lease is taken to run from no earlier than this: a store that restarts does not
+    /// make the tasks that were running on live instances look abandoned. A store in this
+    /// process is never away: the default is `0`.
+    ///
+    /// ```
+    /// use mcp_runtime::tasks::{MemoryTaskStore, TaskStore};
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// assert_eq!(MemoryTaskStore::new(10).reachable_since_ms().await.unwrap(), 0);
+    /// # }
+    /// ```
+    fn reachable_since_ms(&self) -> BoxFuture<'_, Result<u64, McpError>> {
+        Box::pin(std::future::ready(Ok(0)))
+    }
 }
 
 /// The default [`TaskStore`]: the tasks of this process, in memory, at most `capacity` at once
@@ -255,6 +270,9 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
         change: TaskChange<'a>,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, McpError>> {
         (**self).update(id, change)
+    }
+    fn reachable_since_ms(&self) -> BoxFuture<'_, Result<u64, McpError>> {
+        (**self).reachable_since_ms()
     }
 }
 

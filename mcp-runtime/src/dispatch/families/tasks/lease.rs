@@ -2,7 +2,9 @@
 //! renewed while it runs; a task not yet terminal whose lease has passed lost its runner (the
 //! instance was killed or crashed) and is failed by the first instance that reads it. A
 //! runner's final write is tried again while the store is unreachable, so that a store restart
-//! does not leave a finished task `working`.
+//! does not leave a finished task `working`; and a lease runs from the store's return at the
+//! earliest ([`TaskStore::reachable_since_ms`](crate::tasks::TaskStore::reachable_since_ms)),
+//! so that a store restart does not fail the tasks of live runners.
 
 use crate::bus::Change;
 use crate::dispatch::dispatcher::Dispatcher;
@@ -13,7 +15,8 @@ use crate::tasks::TaskRecord;
 use crate::tasks::time::now_ms;
 use std::time::Duration;
 
-/// The longest wait between two tries of a runner's final write.
+/// The longest wait between two tries of a runner's final write (shorter with a short lease:
+/// at most a third of it).
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 
 /// When a lease taken now ends.
@@ -46,6 +49,12 @@ pub(super) async fn reap_if_lost(
 ) -> Result<Option<TaskRecord>, McpError> {
     let now = now_ms();
     if !task.runner_lost(now) {
+        return Ok(Some(task));
+    }
+    // No runner can renew its lease while the store is away: a lease runs from the store's
+    // return at the earliest, so that a store restart fails no task whose runner lives.
+    let back = d.tasks.reachable_since_ms().await?;
+    if back.saturating_add(d.config.task_lease_ms) >= now {
         return Ok(Some(task));
     }
     let error = McpError::internal(
@@ -102,6 +111,7 @@ pub(super) async fn update_until_kept(
             () = tokio::time::sleep_until(next) => {}
             () = d.shutdown.cancelled() => return Err(error),
         }
-        wait = (wait * 2).min(MAX_BACKOFF);
+        // Within a third of a lease of the store's return, the outcome is written.
+        wait = (wait * 2).min(MAX_BACKOFF).min(lease_renewal(d));
     }
 }
