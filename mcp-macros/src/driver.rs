@@ -45,7 +45,12 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, input: TokenStream) -> Token
         },
         Err(_) => not_a_function(kind, args),
     };
-    fallback::emit(input, failed.errors(), &failed.paths, kind.registered())
+    fallback::emit(
+        input,
+        failed.errors(),
+        &failed.paths,
+        expand::Registered::of(kind),
+    )
 }
 
 /// The attribute on something that is not a function: its arguments are still read, for their

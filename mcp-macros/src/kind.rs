@@ -1,6 +1,5 @@
 //! Which attribute is being expanded: `#[tool]`, `#[resource]` or `#[prompt]`.
 
-use crate::expand::Registered;
 use syn::Path;
 
 /// The primitive an attribute declares.
@@ -49,16 +48,6 @@ impl Kind {
             Kind::Tool => "tool argument",
             Kind::Resource => "template variable",
             Kind::Prompt => "prompt argument",
-        }
-    }
-
-    /// The primitives a function of this kind may register as; the fallback handle converts
-    /// into each of them.
-    pub(crate) fn registered(self) -> &'static [Registered] {
-        match self {
-            Kind::Tool => &[Registered::Tool],
-            Kind::Resource => &[Registered::Resource, Registered::ResourceTemplate],
-            Kind::Prompt => &[Registered::Prompt],
         }
     }
 }

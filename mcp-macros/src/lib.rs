@@ -12,7 +12,8 @@
 
 // Every attribute goes through `driver`: `attr` parses its arguments, `check` the signature,
 // `model` builds the function's model, `check` checks it, and only then does `expand`
-// generate; `fallback` is what is emitted instead when anything was wrong.
+// generate; `fallback` is what is emitted instead when anything was wrong. `handlers` (the
+// `#[handlers]` impl block) runs the driver once per marked method.
 
 mod attr;
 mod check;
@@ -21,6 +22,7 @@ mod docs;
 mod driver;
 mod expand;
 mod fallback;
+mod handlers;
 mod interpolate;
 mod kind;
 mod model;
@@ -207,7 +209,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// is, if renamed.
 #[proc_macro_attribute]
 pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::handlers::expand(args.into(), item.into()).into()
+    handlers::expand(args.into(), item.into()).into()
 }
 
 /// Derives `ElicitForm` (for a struct of flat fields: the form's `requestedSchema`) or

@@ -3,12 +3,12 @@
 //! `const _: () = { ... };`.
 
 pub(crate) mod form;
-pub(crate) mod handlers;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;
 
 use crate::attr::shared::{AccessSpec, CompletionSource, IconSpec};
+use crate::kind::Kind;
 use crate::model::{Function, Host, InputKind, ParamKind};
 use crate::paths::Paths;
 use proc_macro2::{Ident, TokenStream};
@@ -132,6 +132,15 @@ pub(crate) enum Registered {
 }
 
 impl Registered {
+    /// The primitives a function of `kind` may register as; the fallback handle converts into
+    /// each of them.
+    pub(crate) fn of(kind: Kind) -> &'static [Registered] {
+        match kind {
+            Kind::Tool => &[Registered::Tool],
+            Kind::Resource => &[Registered::Resource, Registered::ResourceTemplate],
+            Kind::Prompt => &[Registered::Prompt],
+        }
+    }
     /// The runtime type (`Tool`), also the name of its `Primitive` and `PrimitiveKind` variant.
     fn ty(self) -> Ident {
         format_ident!(

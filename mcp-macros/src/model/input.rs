@@ -1,10 +1,9 @@
 //! A client input (MRTR): a parameter marked `#[roots]`, `#[sample(..)]` or `#[elicit(..)]`,
 //! whose value the client is asked for.
 
-use crate::attr::keys::{KEY, MAX_TOKENS, MESSAGE, PROMPT, SYSTEM_PROMPT};
+use crate::attr::keys::{ELICIT, KEY, MAX_TOKENS, MESSAGE, PROMPT, ROOTS, SAMPLE, SYSTEM_PROMPT};
 use crate::attr::{self, Slot};
 use crate::ctxt::Ctxt;
-use crate::model::param::Marker;
 use crate::model::types::{generic_arg_of, option_inner};
 use syn::spanned::Spanned;
 use syn::{Attribute, LitInt, LitStr, Meta, Type};
@@ -15,6 +14,17 @@ pub(crate) enum InputMarker {
     Roots,
     Sample,
     Elicit,
+}
+
+impl InputMarker {
+    /// The attribute's name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            InputMarker::Roots => ROOTS,
+            InputMarker::Sample => SAMPLE,
+            InputMarker::Elicit => ELICIT,
+        }
+    }
 }
 
 /// A parameter asking the client for input.
@@ -43,7 +53,7 @@ pub(crate) enum InputKind {
 
 /// Reads the marker `a` of a client-input parameter named `name` of type `ty`.
 pub(crate) fn parse(cx: &Ctxt, a: &Attribute, which: InputMarker, name: &str, ty: &Type) -> Input {
-    let marker = Marker::Input(which).name();
+    let marker = which.name();
     let items: Vec<Meta> = match &a.meta {
         Meta::Path(_) => Vec::new(),
         Meta::List(_) => attr::nested(cx, &a.meta),

@@ -2,7 +2,7 @@
 //! client input, by its marker attribute or else by its type.
 
 use crate::attr::forwarded;
-use crate::attr::keys::{ARG, CTX, DESCRIPTION, ELICIT, ROOTS, SAMPLE, SCHEMARS, SERDE};
+use crate::attr::keys::{ARG, CTX, DESCRIPTION, SCHEMARS, SERDE};
 use crate::ctxt::Ctxt;
 use crate::docs;
 use crate::kind::Kind;
@@ -37,9 +37,7 @@ impl Marker {
         match self {
             Marker::Ctx => CTX,
             Marker::Arg => ARG,
-            Marker::Input(InputMarker::Roots) => ROOTS,
-            Marker::Input(InputMarker::Sample) => SAMPLE,
-            Marker::Input(InputMarker::Elicit) => ELICIT,
+            Marker::Input(input) => input.name(),
         }
     }
 

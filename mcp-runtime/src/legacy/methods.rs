@@ -203,14 +203,14 @@ impl Legacy {
 }
 
 /// Whether `session` may subscribe to one more URI, `uri`.
-fn room_for(session: &SessionRecord, uri: &str, limits: &crate::Limits) -> bool {
+fn room_for(session: &SessionRecord, uri: &str, limits: &crate::config::Limits) -> bool {
     let bytes: usize = session.subscriptions.iter().map(String::len).sum();
     session.subscriptions.len() < limits.listen_subscriptions
         && bytes + uri.len() <= limits.listen_subscription_bytes
 }
 
 /// `-32602`: the session holds as many subscriptions as it may.
-fn too_many_subscriptions(limits: &crate::Limits) -> McpError {
+fn too_many_subscriptions(limits: &crate::config::Limits) -> McpError {
     McpError::invalid_params(format!(
         "Invalid params: this session already has as many resource subscriptions as it may ({} URIs, {} bytes of them together); unsubscribe from one first",
         limits.listen_subscriptions, limits.listen_subscription_bytes
