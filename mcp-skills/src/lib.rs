@@ -1,0 +1,24 @@
+//! The [Agent Skills](https://agentskills.io/specification) format as the MCP server framework
+//! serves it through the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640): a skills
+//! folder read safely ([`scan`]: no symbolic link followed, names, sizes and depth bounded),
+//! each `SKILL.md` frontmatter read into JSON and checked ([`frontmatter`]), the files' digests
+//! ([`digest`]) and MIME types ([`mime`]), and the URIs they are served at ([`rules::uri`]).
+//!
+//! Both ways a server gets its skills use this crate, so they agree byte for byte: `mcp-runtime`
+//! reads a folder when the server starts, and `mcp-macros`' `skills!` reads it at compile time
+//! to embed it. Servers depend on `mcp-runtime` alone.
+//!
+//! ```
+//! use mcp_runtime_skills::rules::uri;
+//! assert_eq!(uri("pdf-processing", "SKILL.md"), "skill://pdf-processing/SKILL.md");
+//! ```
+
+mod error;
+pub mod frontmatter;
+pub mod mime;
+pub mod rules;
+mod skill;
+mod walk;
+
+pub use error::SkillError;
+pub use skill::{ScanLimits, Scanned, SkillDir, SkillFile, digest, scan};
