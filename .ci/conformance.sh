@@ -9,7 +9,8 @@
 # Node >= 22 because it imports fs.globSync), builds and starts the server on a free loopback
 # port, runs the suite, stops the server, prints the suite's summary, then scans every
 # checks.json (.ci/conformance/scan-checks.mjs says what fails; the tasks-* extension scenarios
-# are held to the same bar).
+# are held to the same bar), then runs the Skills extension's three sep-2640-* scenarios on both
+# revisions (on 2026-07-28 not even a SKIPPED check passes).
 #
 # Environment: CONFORMANCE_OUTPUT_DIR (default target/conformance-results) receives, per
 # revision, the suite's per-scenario results and suite.log, and server.log.
@@ -112,10 +113,35 @@ for REVISION in "${REVISIONS[@]}"; do
     failed+=("$REVISION")
   fi
 done
+
+# The Skills extension (SEP-2640): its three server scenarios are in no requirement file, so
+# they are named (and forced: they are not on the spec timeline). On 2026-07-28 every check must
+# succeed, none skipped; on 2025-11-25 the suite skips the two caching checks by design (ttlMs
+# and cacheScope do not exist there), and nothing may fail or warn.
+SKILLS_SCENARIOS=(sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory)
+for REVISION in "${REVISIONS[@]}"; do
+  RUN_DIR="$OUT_DIR/$REVISION-skills"
+  mkdir -p "$RUN_DIR"
+  echo "== conformance server --scenario sep-2640-* --spec-version $REVISION (the skills extension)"
+  suite_status=0
+  for SCENARIO in "${SKILLS_SCENARIOS[@]}"; do
+    timeout --kill-after=10 300 \
+      "$NODE" "$SUITE/dist/index.js" server --url "$URL" --scenario "$SCENARIO" \
+      --spec-version "$REVISION" --force -o "$RUN_DIR" >>"$RUN_DIR/suite.log" 2>&1 || suite_status=$?
+  done
+  strict=()
+  [ "$REVISION" = 2026-07-28 ] && strict=(--no-skipped)
+  scan_status=0
+  "$NODE" "$SUITE_DIR/scan-checks.mjs" "$RUN_DIR" \
+    --scenarios "$(IFS=,; echo "${SKILLS_SCENARIOS[*]}")" "${strict[@]}" || scan_status=$?
+  if [ "$suite_status" -ne 0 ] || [ "$scan_status" -ne 0 ]; then
+    failed+=("$REVISION (skills)")
+  fi
+done
 stop_server
 
 if [ "${#failed[@]}" -ne 0 ]; then
   echo "conformance: FAILED for ${failed[*]}" >&2
   exit 1
 fi
-echo "conformance: all required and pending scenarios of ${REVISIONS[*]} pass, with no warnings"
+echo "conformance: all required and pending scenarios of ${REVISIONS[*]}, and the skills extension's, pass with no warnings"

@@ -198,3 +198,23 @@ async fn the_prompt_gathers_a_tags_notes() {
     let prompts = client.list_prompts().await.unwrap();
     assert_eq!(prompts[0].name, "summarize_tag");
 }
+
+#[tokio::test]
+async fn the_skill_of_how_to_use_the_tools_is_listed_and_readable() {
+    let client = TestClient::new(notes::build().unwrap());
+    let skills = client.list_skills().await.unwrap();
+    assert_eq!(skills.len(), 1);
+    assert_eq!(skills[0].uri, "skill://note-taking/SKILL.md");
+    assert_eq!(skills[0].frontmatter["metadata"]["server"], "notes");
+    let md = client
+        .read_resource("skill://note-taking/SKILL.md")
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&md.contents[0]).unwrap()["text"].clone();
+    assert!(text.as_str().unwrap().contains("search_notes"), "{text}");
+    let templates = client
+        .read_directory("skill://note-taking/templates")
+        .await
+        .unwrap();
+    assert_eq!(templates[0].uri, "skill://note-taking/templates/meeting.md");
+}

@@ -1,6 +1,11 @@
 // Scans the conformance suite's output directory and fails on any FAILURE or WARNING check.
 //
 // Usage: node scan-checks.mjs <output-dir> <requirements.yaml>
+//        node scan-checks.mjs <output-dir> --scenarios a,b,c [--no-skipped]
+//
+// The second form checks extension scenarios that no requirement file lists (the Skills
+// extension's `sep-2640-*`): each named scenario must have produced a checks.json, and with
+// `--no-skipped` no check may be SKIPPED either.
 //
 // The suite writes one directory per scenario run, `server-<scenario>-<ISO timestamp>`, holding
 // `checks.json` (an array of {id, status, errorMessage, ...}). Its end-of-run summary counts only
@@ -22,19 +27,30 @@ import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 
-const [outDir, requirementsPath] = process.argv.slice(2);
-if (!outDir || !requirementsPath) {
-  console.error('usage: node scan-checks.mjs <output-dir> <requirements.yaml>');
+const args = process.argv.slice(2);
+const outDir = args[0];
+const named = args.indexOf('--scenarios');
+const noSkipped = args.includes('--no-skipped');
+if (!outDir || (named < 0 && !args[1]) || (named >= 0 && !args[named + 1])) {
+  console.error(
+    'usage: node scan-checks.mjs <output-dir> <requirements.yaml>\n' +
+      '       node scan-checks.mjs <output-dir> --scenarios a,b,c [--no-skipped]',
+  );
   process.exit(2);
 }
 
-const requirements = YAML.parse(readFileSync(requirementsPath, 'utf8'));
-const expected = [
-  ...(requirements.server ?? []),
-  ...(requirements.not_scored ?? [])
-    .filter((entry) => entry.leg === 'server')
-    .map((entry) => entry.scenario),
-];
+let expected;
+if (named >= 0) {
+  expected = args[named + 1].split(',').filter(Boolean);
+} else {
+  const requirements = YAML.parse(readFileSync(args[1], 'utf8'));
+  expected = [
+    ...(requirements.server ?? []),
+    ...(requirements.not_scored ?? [])
+      .filter((entry) => entry.leg === 'server')
+      .map((entry) => entry.scenario),
+  ];
+}
 
 const TIMESTAMP = /-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 const seen = new Map(); // scenario -> checks
@@ -62,7 +78,11 @@ for (const entry of readdirSync(outDir).sort()) {
   }
   seen.set(scenario, checks);
   for (const check of checks) {
-    if (check.status === 'FAILURE' || check.status === 'WARNING') {
+    if (
+      check.status === 'FAILURE' ||
+      check.status === 'WARNING' ||
+      (noSkipped && check.status === 'SKIPPED')
+    ) {
       const details = check.details === undefined ? '' : ` ${JSON.stringify(check.details)}`;
       const message = check.errorMessage ?? `${check.description ?? check.name ?? ''}${details}`;
       problems.push(`${scenario} / ${check.id}: ${check.status}: ${message.slice(0, 600)}`);
@@ -90,4 +110,8 @@ if (problems.length > 0) {
   for (const p of problems) console.log(`  ✗ ${p}`);
   process.exit(1);
 }
-console.log('No FAILURE and no WARNING in any scenario.');
+console.log(
+  noSkipped
+    ? 'No FAILURE, no WARNING and no SKIPPED in any scenario.'
+    : 'No FAILURE and no WARNING in any scenario.',
+);

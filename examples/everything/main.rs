@@ -16,7 +16,10 @@
 //! * [`schemas`]: a hand-written JSON Schema 2020-12 input schema and a parameter mirrored into an
 //!   `Mcp-Param-*` header (`x-mcp-header`);
 //! * [`tasks`]: the tasks extension: tools answered with task handles, questions asked from
-//!   inside a running task, cancellation.
+//!   inside a running task, cancellation;
+//! * the skills extension: the folder `examples/everything/skills` (two skills, one of them
+//!   below an `acme/billing` prefix, with nested folders and a binary file), embedded in the
+//!   binary at compile time by `skills!`.
 //!
 //! Run: `cargo run --example everything` (HTTP on http://127.0.0.1:8000/mcp), or add
 //! `-- --addr 127.0.0.1:9000` or `-- --stdio`. `.ci/conformance.sh` runs the conformance suite
@@ -31,7 +34,7 @@ mod mrtr;
 mod schemas;
 mod tasks;
 
-use mcp_runtime::{BuildError, Server};
+use mcp_runtime::{BuildError, Server, skills};
 
 /// The everything server, with its tools, resources and prompts in a fixed order
 /// (`test_simple_text` first: clients of the suite call `tools[0]`).
@@ -99,6 +102,9 @@ pub fn build() -> Result<Server, BuildError> {
         .prompt(catalog::test_prompt_with_embedded_resource {})
         .prompt(catalog::test_prompt_with_image {})
         .prompt(mrtr::test_input_required_result_prompt {})
+        // The skills extension (`build.rs` has the folder rebuild the server when a file is
+        // added to it).
+        .skills(skills!("skills"))
         .build()?;
     live.attach(&server);
     Ok(server)

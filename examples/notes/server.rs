@@ -187,5 +187,14 @@ pub fn build() -> Result<Server, BuildError> {
         .version("1.0.0")
         .instructions("Keep the user's notes: create, search and delete them, and summarize a tag.")
         .handlers(Notes::default())
+        // How to use the tools, as a skill (the skills extension), read from the folder when the
+        // server starts and read again when it changes.
+        .skills(
+            Skills::dir(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/examples/notes/skills"
+            ))
+            .watch(Duration::from_secs(2)),
+        )
         .build()
 }

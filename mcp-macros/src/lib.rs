@@ -27,6 +27,7 @@ mod interpolate;
 mod kind;
 mod model;
 mod paths;
+mod skills;
 
 use kind::Kind;
 use proc_macro::TokenStream;
@@ -247,4 +248,24 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(ElicitForm, attributes(form))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     expand::form::expand(input.into()).into()
+}
+
+/// Embeds a skills folder in the binary at compile time (the Skills extension): every folder
+/// below it holding a `SKILL.md` becomes a skill, read, checked and written into the server, so
+/// that a deployed server needs no file to serve them. The path is relative to the file the
+/// macro is written in, as `include_bytes!`'s is. A skill that breaks a rule of the format (its frontmatter, its name, a
+/// symbolic link, 512 files or 16 MiB) is a compile error naming the file and the rule.
+///
+/// Each file is included with `include_bytes!`, so editing or removing one rebuilds the crate.
+/// Cargo does not watch for new files on its own: add a build script with
+/// `println!("cargo::rerun-if-changed=src/skills");` (the folder, relative to `Cargo.toml`) so
+/// that adding a file rebuilds it too.
+///
+/// ```ignore
+/// use mcp_runtime::{Server, skills};
+/// let server = Server::builder().skills(skills!("skills")).build()?;
+/// ```
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    skills::expand(input.into(), proc_macro::Span::call_site().local_file()).into()
 }

@@ -9,8 +9,10 @@ pub use crate::registry::{
     AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
     IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive,
     PrimitiveKind, Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome,
-    ResourceRead, ResourceTemplate, TaskSupport, Tool, ToolCall, ToolOutcome, parse_arguments,
+    ResourceRead, ResourceTemplate, Skills, TaskSupport, Tool, ToolCall, ToolOutcome,
+    parse_arguments,
 };
+pub use crate::skills::{EmbeddedFile, EmbeddedSkill};
 pub use inventory;
 pub use schemars;
 pub use serde;

@@ -30,7 +30,8 @@ impl CacheHint {
 
 /// Which kind of result a caching hint applies to.
 ///
-/// Defaults: `server/discover` one hour, public; the lists `ttlMs: 0` (stale at once), public;
+/// Defaults: `server/discover` one hour, public; the lists and `skills/get` `ttlMs: 0` (stale at
+/// once), public;
 /// `resources/read` `ttlMs: 0`, private. Declare how long a result stays true where you know it:
 /// per server with [`ServerBuilder::cache`](crate::ServerBuilder::cache), per resource with
 /// `Resource::cache` or `#[resource(ttl_ms = …)]`.
@@ -54,6 +55,8 @@ pub enum CacheTarget {
     PromptsList,
     /// `resources/read` (default for resources that set no hint of their own).
     ResourceRead,
+    /// `skills/list`, and `skills/get` of skills whose set has no hint of its own.
+    Skills,
 }
 
 /// The settings of one server.
@@ -68,6 +71,7 @@ pub(crate) struct Config {
     pub(crate) templates_cache: CacheHint,
     pub(crate) prompts_cache: CacheHint,
     pub(crate) read_cache: CacheHint,
+    pub(crate) skills_cache: CacheHint,
     pub(crate) page_size: usize,
     pub(crate) server_info_in_results: bool,
     pub(crate) explicit_is_error: bool,
@@ -98,6 +102,7 @@ impl Config {
             CacheTarget::TemplatesList => &mut self.templates_cache,
             CacheTarget::PromptsList => &mut self.prompts_cache,
             CacheTarget::ResourceRead => &mut self.read_cache,
+            CacheTarget::Skills => &mut self.skills_cache,
         }
     }
 }
@@ -121,6 +126,7 @@ impl Default for Config {
             templates_cache: CacheHint::new(0, CacheScope::Public),
             prompts_cache: CacheHint::new(0, CacheScope::Public),
             read_cache: CacheHint::new(0, CacheScope::Private),
+            skills_cache: CacheHint::new(0, CacheScope::Public),
             page_size: 100,
             server_info_in_results: true,
             explicit_is_error: true,

@@ -17,6 +17,7 @@ mod seal;
 
 mod config;
 mod context;
+mod skills;
 
 mod registry;
 
@@ -57,11 +58,11 @@ pub use context::{
     Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State, StateNeed,
 };
 pub use error::{BuildError, Error, McpError, SourceLocation};
-pub use mcp_macros::{ElicitForm, handlers, prompt, resource, tool};
+pub use mcp_macros::{ElicitForm, handlers, prompt, resource, skills, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    Completer, Json, NoArguments, PrimitiveKind, Prompt, Resource, ResourceTemplate, Structured,
-    TaskSupport, Text, Tool,
+    Completer, Json, NoArguments, PrimitiveKind, Prompt, Resource, ResourceTemplate, Skills,
+    Structured, TaskSupport, Text, Tool,
 };
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};

@@ -16,5 +16,5 @@
 pub use crate::{
     BuildError, Caller, CancellationToken, ElicitForm, Elicitation, Error, HttpOptions, Json,
     Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots,
-    Sampled, Server, State, Structured, Tool, handlers, prompt, resource, tool,
+    Sampled, Server, Skills, State, Structured, Tool, handlers, prompt, resource, skills, tool,
 };

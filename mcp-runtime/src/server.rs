@@ -14,6 +14,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 mod builder;
+mod watch;
 pub use builder::ServerBuilder;
 
 /// An MCP server: what is registered plus configuration. Cheap to clone; every clone serves the
@@ -208,9 +209,10 @@ impl Server {
             self.notify(match kind {
                 PrimitiveKind::Tool => Change::ToolsListChanged,
                 PrimitiveKind::Prompt => Change::PromptsListChanged,
-                PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => {
-                    Change::ResourcesListChanged
-                }
+                // A skill's files are resources.
+                PrimitiveKind::Resource
+                | PrimitiveKind::ResourceTemplate
+                | PrimitiveKind::Skill => Change::ResourcesListChanged,
             });
         }
         Ok(changed)

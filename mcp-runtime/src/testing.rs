@@ -33,9 +33,9 @@ use crate::dispatch::{Call, Outgoing};
 use crate::mrtr::MAX_ROUNDS;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CreateMessageRequestParams, DiscoverResult,
-    ElicitRequestParams, ErrorObject, GetPromptResult, InputRequest, InputRequiredResult,
-    LATEST_PROTOCOL_VERSION, LoggingLevel, PromptInfo, ReadResourceResult, Resource,
-    ResourceTemplate, ToolInfo,
+    ElicitRequestParams, ErrorObject, GetPromptResult, GetSkillResult, InputRequest,
+    InputRequiredResult, LATEST_PROTOCOL_VERSION, LoggingLevel, PromptInfo, ReadDirectoryResult,
+    ReadResourceResult, Resource, ResourceTemplate, Skill, ToolInfo,
 };
 use crate::server::Server;
 use serde::de::DeserializeOwned;
@@ -234,6 +234,53 @@ impl TestClient {
     /// Every prompt, across pages.
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, ClientError> {
         self.list("prompts/list", "prompts").await
+    }
+
+    /// Every skill (the Skills extension's `skills/list`), across pages.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcp_runtime::testing::TestClient) {
+    /// let skills = client.list_skills().await.unwrap();
+    /// # }
+    /// ```
+    pub async fn list_skills(&self) -> Result<Vec<Skill>, ClientError> {
+        self.list("skills/list", "skills").await
+    }
+
+    /// The entry of the skill whose `SKILL.md` is `uri` (`skills/get`).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcp_runtime::testing::TestClient) {
+    /// let skill = client.get_skill("skill://pdf/SKILL.md").await.unwrap();
+    /// # }
+    /// ```
+    pub async fn get_skill(&self, uri: &str) -> Result<GetSkillResult, ClientError> {
+        parse(self.request("skills/get", json!({"uri": uri})).await?)
+    }
+
+    /// Every child of the directory resource `uri` (`resources/directory/read`), across pages.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcp_runtime::testing::TestClient) {
+    /// let children = client.read_directory("skill://pdf/templates").await.unwrap();
+    /// # }
+    /// ```
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Resource>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut params = json!({"uri": uri});
+            if let Some(c) = &cursor {
+                params["cursor"] = json!(c);
+            }
+            let page: ReadDirectoryResult =
+                parse(self.request("resources/directory/read", params).await?)?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
     }
 
     /// Calls a tool, answering its requests for client input; an `isError` result is `Ok`.

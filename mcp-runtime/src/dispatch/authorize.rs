@@ -26,6 +26,7 @@ fn describe(kind: PrimitiveKind, name: &str) -> String {
         PrimitiveKind::Resource => "resource",
         PrimitiveKind::ResourceTemplate => "resource template",
         PrimitiveKind::Prompt => "prompt",
+        PrimitiveKind::Skill => "skill",
     };
     format!("{kind} `{name}`")
 }

@@ -322,6 +322,13 @@ fn read_params(
         Method::ToolsCall => required(params, |p| p.meta.take(), ClientParams::ToolsCall),
         Method::ResourcesRead => required(params, |p| p.meta.take(), ClientParams::ResourcesRead),
         Method::PromptsGet => required(params, |p| p.meta.take(), ClientParams::PromptsGet),
+        Method::SkillsList => optional(params, |p| p.meta.take(), ClientParams::SkillsList),
+        Method::SkillsGet => required(params, |p| p.meta.take(), ClientParams::SkillsGet),
+        Method::ResourcesDirectoryRead => required(
+            params,
+            |p| p.meta.take(),
+            ClientParams::ResourcesDirectoryRead,
+        ),
         Method::TasksGet => required(params, |p| p.meta.take(), ClientParams::TasksGet),
         Method::TasksUpdate => required(params, |p| p.meta.take(), ClientParams::TasksUpdate),
         Method::TasksCancel => required(params, |p| p.meta.take(), ClientParams::TasksCancel),

@@ -17,7 +17,8 @@ use crate::error::McpError;
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{
     ClientMessage, ClientRequest, DiscoverResult, ListCapability, Method, RequestId, RequestMeta,
-    ResourcesCapability, ResultMeta, ResultType, ServerCapabilities, TASKS_EXTENSION,
+    ResourcesCapability, ResultMeta, ResultType, SKILLS_EXTENSION, ServerCapabilities,
+    TASKS_EXTENSION,
 };
 use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
 use crate::seal::Sealer;
@@ -130,6 +131,12 @@ impl Dispatcher {
         };
         if !cfg.extensions.is_empty() {
             caps.extensions = Some(cfg.extensions.clone());
+        }
+        if reg.has_skills() {
+            let settings = serde_json::json!({ "directoryRead": true });
+            caps.extensions
+                .get_or_insert_with(Map::new)
+                .insert(SKILLS_EXTENSION.into(), settings);
         }
         if reg.has_tasks() {
             caps.extensions

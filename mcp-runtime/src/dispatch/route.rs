@@ -9,7 +9,7 @@
 use super::call::{Call, Pending};
 use super::dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 use super::encode::Response;
-use super::families::{complete, listen, lists, prompts, resources, tasks, tools};
+use super::families::{complete, listen, lists, prompts, resources, skills, tasks, tools};
 use super::layer::{LayerResult, McpRequest, Next, RequestParts};
 use super::metrics::Labels;
 use super::observe::Observation;
@@ -276,6 +276,9 @@ fn prepare(
             lists::prepare(d, reg, Method::ResourceTemplatesList, &cx, p)?
         }
         ClientParams::PromptsList(p) => lists::prepare(d, reg, Method::PromptsList, &cx, p)?,
+        ClientParams::SkillsList(p) => lists::prepare(d, reg, Method::SkillsList, &cx, p)?,
+        ClientParams::SkillsGet(p) => skills::get(d, reg, p, cx)?,
+        ClientParams::ResourcesDirectoryRead(p) => skills::read_directory(d, reg, p, cx)?,
         ClientParams::ToolsCall(p) => tools::prepare(d, reg, p, cx, checks)?,
         ClientParams::ResourcesRead(p) => resources::prepare(d, reg, p, cx)?,
         ClientParams::PromptsGet(p) => prompts::prepare(d, reg, p, cx)?,

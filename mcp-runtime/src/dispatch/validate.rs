@@ -134,5 +134,6 @@ fn advertised(cfg: &Config, reg: &Registry, method: Method) -> bool {
         Method::Complete => reg.has_completions(),
         Method::Listen => cfg.list_changed || cfg.resource_subscribe || reg.has_tasks(),
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => reg.has_tasks(),
+        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => reg.has_skills(),
     }
 }

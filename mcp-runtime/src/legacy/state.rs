@@ -74,10 +74,18 @@ impl Legacy {
         Legacy::new(dispatcher, Arc::new(store), options)
     }
 
-    /// The capabilities a legacy session is told of: the server's, without 2026-only ones.
+    /// The capabilities a legacy session is told of: the server's, without the tasks extension
+    /// (a legacy session runs every call to its end). Other extensions (skills) serve both eras.
     pub(super) fn capabilities(&self) -> Value {
         let mut caps = serde_json::to_value(self.dispatcher.capabilities()).unwrap_or_default();
-        if let Value::Object(map) = &mut caps {
+        if let Some(Value::Object(map)) = caps.get_mut("extensions") {
+            map.remove(crate::protocol::TASKS_EXTENSION);
+        }
+        if let Value::Object(map) = &mut caps
+            && map
+                .get("extensions")
+                .is_some_and(|e| e.as_object().is_some_and(|e| e.is_empty()))
+        {
             map.remove("extensions");
         }
         caps

@@ -48,7 +48,7 @@ macro_rules! method_table {
         era_2025: $era_2025:literal;
     )*) => {
         /// A method a client may call on a 2026-07-28 server (the `tasks/*` ones with the tasks
-        /// extension).
+        /// extension, `skills/*` and `resources/directory/read` with the skills extension).
         ///
         /// ```
         /// use mcp_runtime::protocol::Method;
@@ -149,6 +149,15 @@ method_table! {
     /// `subscriptions/listen`.
     Listen = "subscriptions/listen",
         params: optional, named_by: None, task: false, era_2025: false;
+    /// `skills/list` (the skills extension).
+    SkillsList = "skills/list",
+        params: optional, named_by: None, task: false, era_2025: true;
+    /// `skills/get` (the skills extension).
+    SkillsGet = "skills/get",
+        params: required, named_by: None, task: false, era_2025: true;
+    /// `resources/directory/read` (the skills extension, with `directoryRead`).
+    ResourcesDirectoryRead = "resources/directory/read",
+        params: required, named_by: None, task: false, era_2025: true;
     /// `tasks/get` (the tasks extension).
     TasksGet = "tasks/get",
         params: required, named_by: Some(NamedBy::TaskId), task: true, era_2025: false;

@@ -3,9 +3,9 @@
 //! or a notification.
 
 use super::{
-    CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, Method,
-    PaginatedRequestParams, ReadResourceRequestParams, RequestId, RequestMeta,
-    SubscriptionsListenRequestParams, TaskIdParams, UpdateTaskParams,
+    CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, GetSkillRequestParams,
+    Method, PaginatedRequestParams, ReadDirectoryRequestParams, ReadResourceRequestParams,
+    RequestId, RequestMeta, SubscriptionsListenRequestParams, TaskIdParams, UpdateTaskParams,
 };
 use serde_json::value::RawValue;
 
@@ -81,6 +81,12 @@ pub enum ClientParams<'a> {
     Complete(CompleteRequestParams),
     /// `subscriptions/listen`.
     Listen(SubscriptionsListenRequestParams),
+    /// `skills/list`.
+    SkillsList(PaginatedRequestParams),
+    /// `skills/get`.
+    SkillsGet(GetSkillRequestParams),
+    /// `resources/directory/read`.
+    ResourcesDirectoryRead(ReadDirectoryRequestParams),
     /// `tasks/get`.
     TasksGet(TaskIdParams),
     /// `tasks/update`.
@@ -125,6 +131,9 @@ impl<'a> ClientRequest<'a> {
             ClientParams::PromptsGet(_) => Method::PromptsGet,
             ClientParams::Complete(_) => Method::Complete,
             ClientParams::Listen(_) => Method::Listen,
+            ClientParams::SkillsList(_) => Method::SkillsList,
+            ClientParams::SkillsGet(_) => Method::SkillsGet,
+            ClientParams::ResourcesDirectoryRead(_) => Method::ResourcesDirectoryRead,
             ClientParams::TasksGet(_) => Method::TasksGet,
             ClientParams::TasksUpdate(_) => Method::TasksUpdate,
             ClientParams::TasksCancel(_) => Method::TasksCancel,
@@ -143,12 +152,14 @@ impl<'a> ClientRequest<'a> {
 
     /// The primitive the request names: `params.name` of `tools/call` and `prompts/get`,
     /// `params.uri` of `resources/read`, `params.taskId` of `tasks/*` (what the `Mcp-Name`
-    /// header mirrors).
+    /// header mirrors), `params.uri` of `skills/get` and `resources/directory/read`.
     pub fn primitive_name(&self) -> Option<&str> {
         match &self.params {
             ClientParams::ToolsCall(p) => Some(&p.name),
             ClientParams::PromptsGet(p) => Some(&p.name),
             ClientParams::ResourcesRead(p) => Some(&p.uri),
+            ClientParams::SkillsGet(p) => Some(&p.uri),
+            ClientParams::ResourcesDirectoryRead(p) => Some(&p.uri),
             ClientParams::TasksGet(p) | ClientParams::TasksCancel(p) => Some(&p.task_id),
             ClientParams::TasksUpdate(p) => Some(&p.task_id),
             ClientParams::Malformed { name, .. } => name.as_deref(),

@@ -34,6 +34,14 @@ impl Catalog {
         }
     }
 
+    /// Something of the items as registered now.
+    pub(crate) fn read_items<R>(&self, read: impl FnOnce(&Items) -> R) -> R {
+        match self.items.read() {
+            Ok(items) => read(&items),
+            Err(poisoned) => read(&poisoned.into_inner()),
+        }
+    }
+
     /// Applies `edit` to a copy of the items; if it changed anything and the result is valid,
     /// the copy replaces the items and its snapshot is swapped in. Returns whether anything
     /// changed; on an invalid result nothing changes.

@@ -1,4 +1,4 @@
-//! The four kinds of primitive.
+//! The kinds of primitive.
 
 /// The kind of a registered primitive, for run-time changes.
 ///
@@ -18,4 +18,6 @@ pub enum PrimitiveKind {
     ResourceTemplate,
     /// A prompt (keyed by name).
     Prompt,
+    /// A skill of the Skills extension (keyed by name).
+    Skill,
 }

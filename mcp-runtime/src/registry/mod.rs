@@ -12,6 +12,8 @@ mod output;
 mod primitive;
 mod prompt;
 mod resource;
+mod skill_index;
+mod skills;
 mod snapshot;
 mod tool;
 
@@ -33,6 +35,9 @@ pub use primitive::{
 pub use prompt::{Prompt, PromptGet};
 pub(crate) use resource::ResourceFn;
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
+pub(crate) use skill_index::{DirChild, SkillEntry};
+pub(crate) use skills::SkillSet;
+pub use skills::Skills;
 pub(crate) use snapshot::{NameIndex, PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
 pub use tool::{NoArguments, TaskSupport, Tool, ToolCall, parse_arguments};

@@ -281,6 +281,8 @@ pub(crate) struct Items {
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
     pub(crate) prompts: Vec<Prompt>,
+    /// Sets of skills, as last loaded.
+    pub(crate) skills: Vec<super::skills::SkillSet>,
     /// Registered but hidden.
     pub(crate) disabled: Vec<(PrimitiveKind, String)>,
 }
@@ -296,7 +298,8 @@ impl Items {
     }
 
     fn len(&self) -> usize {
-        self.tools.len() + self.resources.len() + self.templates.len() + self.prompts.len()
+        let skills: usize = self.skills.iter().map(|s| s.loaded.len()).sum();
+        self.tools.len() + self.resources.len() + self.templates.len() + self.prompts.len() + skills
     }
 
     fn contains(&self, kind: PrimitiveKind, key: &str) -> bool {
@@ -307,7 +310,15 @@ impl Items {
                 self.templates.iter().any(|t| t.info.uri_template == key)
             }
             PrimitiveKind::Prompt => self.prompts.iter().any(|p| p.info.name == key),
+            PrimitiveKind::Skill => self.skill_set_of(key).is_some(),
         }
+    }
+
+    /// The position of the set that holds the skill `name`.
+    fn skill_set_of(&self, name: &str) -> Option<usize> {
+        self.skills
+            .iter()
+            .position(|set| set.loaded.iter().any(|s| s.name == name))
     }
 
     /// Whether any handler asks the client for input.
@@ -332,6 +343,14 @@ impl Items {
                 self.templates.retain(|t| t.info.uri_template != key)
             }
             PrimitiveKind::Prompt => self.prompts.retain(|p| p.info.name != key),
+            PrimitiveKind::Skill => {
+                for set in &mut self.skills {
+                    if set.loaded.iter().any(|s| s.name == key) {
+                        let kept = set.loaded.iter().filter(|s| s.name != key).cloned();
+                        set.loaded = std::sync::Arc::new(kept.collect());
+                    }
+                }
+            }
         }
         self.disabled.retain(|(k, n)| !(*k == kind && n == key));
         self.len() != before
@@ -364,6 +383,10 @@ impl Items {
                 .iter_mut()
                 .find(|p| p.info.name == key)
                 .map(|p| &mut p.access),
+            PrimitiveKind::Skill => {
+                let at = self.skill_set_of(key)?;
+                Some(self.skills[at].declared.skill_access_mut(key))
+            }
         }
     }
 

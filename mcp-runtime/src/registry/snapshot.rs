@@ -7,6 +7,7 @@ use super::kind::PrimitiveKind;
 use super::primitive::Items;
 use super::prompt::{Prompt, PromptFn};
 use super::resource::{Resource, ResourceFn, ResourceTemplate};
+use super::skill_index::SkillIndex;
 use super::tool::{TaskSupport, Tool, ToolHandler};
 use crate::context::{StateMap, StateNeed};
 use crate::error::{BuildError, McpError, SourceLocation};
@@ -79,7 +80,7 @@ pub(crate) struct ListGuard {
 }
 
 impl ListGuard {
-    fn add(&mut self, access: &Requirement) {
+    pub(super) fn add(&mut self, access: &Requirement) {
         self.scoped |= !access.scopes.is_empty();
         self.checked |= access.check.is_some();
     }
@@ -97,6 +98,8 @@ pub(crate) struct Registry {
     pub(crate) templates: Vec<Arc<TemplateEntry>>,
     pub(crate) prompts: Vec<Arc<PromptEntry>>,
     pub(crate) prompt_index: NameIndex,
+    /// The skills (the Skills extension), their folders, and their guard.
+    pub(crate) skills: SkillIndex,
     /// Some tool runs as a task.
     pub(crate) tasks: bool,
 }
@@ -159,7 +162,12 @@ impl Registry {
                 reg.tools.push(Arc::new(entry));
             }
         }
-        for res in &items.resources {
+        let (skills, skill_files, skill_errors) = SkillIndex::build(&items.skills, |name| {
+            items.enabled(PrimitiveKind::Skill, name)
+        });
+        check.errors.extend(skill_errors);
+        reg.skills = skills;
+        for res in items.resources.iter().chain(&skill_files) {
             if let Some(entry) = check.resource(res)
                 && items.enabled(PrimitiveKind::Resource, &res.info.uri)
             {
@@ -229,6 +237,11 @@ impl Registry {
                     (&t.access, PrimitiveKind::ResourceTemplate, name)
                 }),
         }
+    }
+
+    /// Whether some skill is served (the skills extension is).
+    pub(crate) fn has_skills(&self) -> bool {
+        !self.skills.entries.is_empty()
     }
 
     /// Whether some tool runs as a task (the tasks extension is served).

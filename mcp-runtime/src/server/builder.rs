@@ -11,7 +11,7 @@ use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, Implementation};
 use crate::registry::{
     AccessCheck, Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate,
-    IntoTool, Items, PrimitiveKind, Registration,
+    IntoTool, Items, PrimitiveKind, Registration, SkillSet, Skills,
 };
 use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
 use crate::tasks::{MemoryTaskStore, TaskStore};
@@ -46,6 +46,8 @@ pub struct ServerBuilder {
     /// Scopes added to registered items: (kind, key, scopes).
     required: Vec<(PrimitiveKind, String, Vec<String>)>,
     layers: Vec<Arc<dyn Layer>>,
+    /// Skills, loaded by `build`.
+    skills: Vec<Skills>,
     modern_only: bool,
     sessions: Option<Arc<dyn SessionStore>>,
     legacy: LegacyOptions,
@@ -416,8 +418,39 @@ impl ServerBuilder {
         self.register(prompt.into_prompt())
     }
 
+    /// Serves a set of skills (the Skills extension, `io.modelcontextprotocol/skills`): a
+    /// folder read when the server is built ([`Skills::dir`]), or one embedded at compile time
+    /// (`skills!`). Declares the extension (with `directoryRead`) in `server/discover` and
+    /// `initialize`; each skill's files become resources. Several sets may be served; their
+    /// skills' names must differ.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, Skills};
+    /// let server = Server::builder().skills(Skills::dir("skills")).build()?;
+    /// # Ok::<(), mcp_runtime::BuildError>(())
+    /// ```
+    pub fn skills(mut self, skills: Skills) -> Self {
+        self.skills.push(skills);
+        self
+    }
+
     /// Validates everything and builds the server. Every problem is reported, none panics.
     pub fn build(mut self) -> Result<Server, BuildError> {
+        let mut watched = Vec::new();
+        for declared in std::mem::take(&mut self.skills) {
+            // A watched folder is looked at before it is read: a change made meanwhile is seen.
+            if let Some((root, every)) = declared.watched() {
+                let seen = super::watch::fingerprint(root);
+                watched.push((self.items.skills.len(), root.to_path_buf(), every, seen));
+            }
+            let loaded = Arc::new(declared.load()?);
+            self.items.skills.push(SkillSet { declared, loaded });
+        }
+        if !watched.is_empty() {
+            // A watched folder's changes are announced: the capabilities that let clients hear them.
+            self.config.list_changed = true;
+            self.config.resource_subscribe = true;
+        }
         for (kind, key, scopes) in std::mem::take(&mut self.required) {
             match self.items.access_mut(kind, &key) {
                 Some(access) => access.add_scopes(scopes),
@@ -487,6 +520,9 @@ impl ServerBuilder {
             });
             Arc::new(Legacy::new(dispatcher.clone(), store, self.legacy))
         });
+        for (set, root, every, seen) in watched {
+            super::watch::spawn(&dispatcher, set, root, every, seen);
+        }
         Ok(Server { dispatcher, legacy })
     }
 }

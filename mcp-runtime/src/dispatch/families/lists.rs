@@ -1,5 +1,5 @@
-//! The `lists` family, `server/discover` and the list methods: pages of registered items behind
-//! opaque, stable cursors, with their caching hints.
+//! The `lists` family, `server/discover` and the list methods (`skills/list` among them): pages
+//! of registered items behind opaque, stable cursors, with their caching hints.
 
 use crate::context::RequestContext;
 use crate::dispatch::authorize;
@@ -28,7 +28,10 @@ pub(crate) fn prepare(
     params: PaginatedRequestParams,
 ) -> Result<Prepared, McpError> {
     let id = cx.request_id();
-    let guard = reg.guards[list_index(method)];
+    let guard = match method {
+        Method::SkillsList => reg.skills.guard,
+        _ => reg.guards[list_index(method)],
+    };
     let checked = guard.checked || d.policy.is_some();
     if !guard.scoped && !checked {
         return Ok(Prepared::Ready(list_page(
@@ -111,6 +114,18 @@ fn list_page(
                 |t| (t.template.info.uri_template.as_str(), &*t.json),
             )?,
         ),
+        Method::SkillsList => (
+            cfg.skills_cache,
+            page_of(
+                &reg.skills.entries,
+                Some(&reg.skills.by_uri),
+                "skills",
+                cursor,
+                cfg.page_size,
+                &shown,
+                |s| (s.data.uri.as_str(), &*s.data.entry),
+            )?,
+        ),
         _ => (
             cfg.prompts_cache,
             page_of(
@@ -128,6 +143,7 @@ fn list_page(
         Method::ToolsList => "tools",
         Method::ResourcesList => "resources",
         Method::ResourceTemplatesList => "resourceTemplates",
+        Method::SkillsList => "skills",
         _ => "prompts",
     };
     let cache_scope = match visible {
@@ -152,7 +168,7 @@ fn list_page(
 
 /// A page of a list result: the items' JSON is serialized once, when the registry is built.
 struct Page<'a> {
-    /// `tools`, `resources`, `resourceTemplates` or `prompts`.
+    /// `tools`, `resources`, `resourceTemplates`, `prompts` or `skills`.
     items_key: &'static str,
     items: Vec<&'a RawValue>,
     next_cursor: Option<String>,
@@ -193,11 +209,11 @@ impl Page<'_> {
 }
 
 /// An opaque, stable cursor: the name (or URI) of the last item of the previous page.
-fn encode_cursor(kind: &str, last: &str) -> String {
+pub(super) fn encode_cursor(kind: &str, last: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{kind}\n{last}"))
 }
 
-fn decode_cursor(kind: &str, cursor: &str) -> Result<String, McpError> {
+pub(super) fn decode_cursor(kind: &str, cursor: &str) -> Result<String, McpError> {
     let bad = || McpError::invalid_params(format!("Invalid params: invalid cursor `{cursor}`"));
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
@@ -275,6 +291,7 @@ fn kind_of(method: Method) -> PrimitiveKind {
         Method::ToolsList => PrimitiveKind::Tool,
         Method::ResourcesList => PrimitiveKind::Resource,
         Method::ResourceTemplatesList => PrimitiveKind::ResourceTemplate,
+        Method::SkillsList => PrimitiveKind::Skill,
         _ => PrimitiveKind::Prompt,
     }
 }
@@ -296,6 +313,12 @@ fn items_of(reg: &Registry, method: Method) -> Vec<(&Requirement, &str)> {
             .templates
             .iter()
             .map(|t| (&t.template.access, t.template.info.uri_template.as_str()))
+            .collect(),
+        Method::SkillsList => reg
+            .skills
+            .entries
+            .iter()
+            .map(|s| (&s.access, s.data.name.as_str()))
             .collect(),
         _ => reg
             .prompts
