@@ -226,7 +226,36 @@ fn params_of(method: &'static str) -> BoxedStrategy<Value> {
                 .prop_map(|n| vec![("notifications", n)])
                 .boxed(),
         ),
-        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => with_meta(
+        "skills/get" => with_meta(
+            prop_oneof![
+                member(json!("skill://pdf-processing/SKILL.md")),
+                member(json!("skill://pdf-processing/templates/../SKILL.md")),
+                member(json!("skill://nope/SKILL.md")),
+                any_json().prop_map(Some),
+                Just(None)
+            ]
+            .prop_map(|u| vec![("uri", u)])
+            .boxed(),
+        ),
+        "resources/directory/read" => with_meta(
+            (
+                prop_oneof![
+                    member(json!("skill://pdf-processing")),
+                    member(json!("skill://acme")),
+                    member(json!("skill://pdf-processing/SKILL.md")),
+                    any_json().prop_map(Some),
+                ],
+                prop_oneof![
+                    Just(None),
+                    member(json!("ZGlyZWN0b3J5CnNraWxsOi8vcGRmLXByb2Nlc3NpbmcvU0tJTEwubWQ")),
+                    any_json().prop_map(Some)
+                ],
+            )
+                .prop_map(|(uri, cursor)| vec![("uri", uri), ("cursor", cursor)])
+                .boxed(),
+        ),
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
+        | "skills/list" => with_meta(
             prop_oneof![
                 Just(None),
                 member(json!("bm90IGEgY3Vyc29y")),
@@ -482,7 +511,7 @@ fn seeds_answer_as_expected() {
         .iter()
         .filter(|o| matches!(o, Outcome::Result(r) if r["resultType"] == "complete"))
         .count();
-    assert_eq!(results, 14, "{outcomes:?}");
+    assert_eq!(results, 18, "{outcomes:?}");
     assert!(outcomes.contains(&Outcome::Listening));
     assert!(outcomes.contains(&Outcome::Notification));
     assert!(outcomes.contains(&Outcome::Error(-32601)));

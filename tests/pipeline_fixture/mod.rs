@@ -4,8 +4,9 @@
 //!
 //! The server exercises every stage a message can reach: tools (plain, with a mirrored
 //! `x-mcp-header` argument, multi-round), fixed and templated resources, a prompt with a
-//! required argument and completions, `subscriptions/listen`, logging, and pages of two items
-//! (so cursors matter). Its handlers never fail on their own: any `-32603` is a runtime bug.
+//! required argument and completions, `subscriptions/listen`, logging, skills (the Skills
+//! extension, embedded from `examples/everything/skills`), and pages of two items (so cursors
+//! matter). Its handlers never fail on their own: any `-32603` is a runtime bug.
 //!
 //! Included with `#[path]` by the fuzz crate, so it names only what that crate depends on
 //! (`mcp-runtime`, `serde`, `serde_json`, `schemars`, `tokio`).
@@ -128,6 +129,7 @@ pub fn server() -> Server {
                 .description("No arguments.")
                 .handler(|_get| async move { "Plain.".to_owned() }),
         )
+        .skills(mcp_runtime::skills!("../../examples/everything/skills"))
         .build()
         .expect("the fixture server is valid")
 }
@@ -206,6 +208,22 @@ pub fn seed_requests() -> Vec<Value> {
             )
         },
         request(json!(17), "tools/list", json!({"cursor": "not-a-cursor"})),
+        request(json!(19), "skills/list", json!({})),
+        request(
+            json!(20),
+            "skills/get",
+            json!({"uri": "skill://pdf-processing/SKILL.md"}),
+        ),
+        request(
+            json!(21),
+            "resources/directory/read",
+            json!({"uri": "skill://pdf-processing/templates"}),
+        ),
+        request(
+            json!(22),
+            "resources/read",
+            json!({"uri": "skill://pdf-processing/assets/logo.png"}),
+        ),
         request(json!(18), "no/such/method", json!({})),
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
     ]
