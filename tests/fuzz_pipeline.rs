@@ -247,14 +247,19 @@ fn params_of(method: &'static str) -> BoxedStrategy<Value> {
                 ],
                 prop_oneof![
                     Just(None),
-                    member(json!("ZGlyZWN0b3J5CnNraWxsOi8vcGRmLXByb2Nlc3NpbmcvU0tJTEwubWQ")),
+                    member(json!(
+                        "ZGlyZWN0b3J5CnNraWxsOi8vcGRmLXByb2Nlc3NpbmcvU0tJTEwubWQ"
+                    )),
                     any_json().prop_map(Some)
                 ],
             )
                 .prop_map(|(uri, cursor)| vec![("uri", uri), ("cursor", cursor)])
                 .boxed(),
         ),
-        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
+        "tools/list"
+        | "resources/list"
+        | "resources/templates/list"
+        | "prompts/list"
         | "skills/list" => with_meta(
             prop_oneof![
                 Just(None),

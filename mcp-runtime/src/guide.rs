@@ -119,6 +119,51 @@
 //! # let _ = Server::builder().resource(config {}).resource_template(invoice {}).prompt(reply {}).build().unwrap();
 //! ```
 //!
+//! ### Skills
+//!
+//! A skill is a folder of instructions for an agent: a `SKILL.md` whose YAML frontmatter names
+//! and describes it, and any files beside it ([Agent Skills](https://agentskills.io)). Ship the
+//! way to use your tools as skills, and hosts that speak the Skills extension
+//! (`io.modelcontextprotocol/skills`) list them (`skills/list`), check them (`skills/get`: every
+//! file's SHA-256 and size) and read them as resources (`skill://<path>/<file>`).
+//!
+//! ```text
+//! skills/
+//!   note-taking/
+//!     SKILL.md            ---\nname: note-taking\ndescription: Keep tidy notes…\n---\n…
+//!     templates/meeting.md
+//! ```
+//!
+//! Serve a folder read when the server starts, and read again when it changes:
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//! use std::time::Duration;
+//!
+//! let server = Server::builder()
+//!     .skills(Skills::dir("skills").watch(Duration::from_secs(2)))
+//!     .build()?;
+//! # Ok::<(), BuildError>(())
+//! ```
+//!
+//! or embed it in the binary, so that a deployed server needs no file: `skills!` reads the
+//! folder (relative to the source file, like `include_bytes!`) when the crate compiles, and a
+//! broken skill is a compile error naming the file and the rule it breaks:
+//!
+//! ```text
+//! let server = Server::builder().skills(skills!("../skills")).build()?;
+//! ```
+//!
+//! Each file is included with `include_bytes!`, so editing one rebuilds the server; so that
+//! adding one does too, add a `build.rs` with `println!("cargo::rerun-if-changed=skills");`.
+//! Either way the folder is checked as the extension asks: names (1–64 lowercase letters,
+//! digits and hyphens, the folder named after the skill), at most 512 files and 16 MiB per
+//! skill, no `io.modelcontextprotocol/` key in the frontmatter's `metadata`, names unique on the
+//! server. No symbolic link is followed (one is an error), and files whose names start with `.`
+//! are left out. Protect a skill like any primitive:
+//! `Skills::dir("skills").skill_scopes("refunds", ["billing:read"])` hides it from callers
+//! without the scope and refuses them its entry, its files and its folders.
+//!
 //! ## 5. Shared state
 //!
 //! A value every request shares is registered once and taken as [`State<T>`](crate::State), or
