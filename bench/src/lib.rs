@@ -67,6 +67,11 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
             .build(),
         "metrics" => builder.metrics(true).build(),
         "tasks" => builder.tool(add_task_tool()).build(),
+        "skills" => builder
+            .page_size(PAGE_SIZE)
+            .skills(mcp_runtime::skills!("../../examples/everything/skills"))
+            .skills(mcp_runtime::Skills::dir(generated_skills(SKILLS - 2)?))
+            .build(),
         "auth" => builder
             .require_scopes(PrimitiveKind::Tool, "add", ["calc"])
             .list_changed(true)
@@ -74,7 +79,9 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
         other => Err(mcp_runtime::BuildError::Invalid {
             kind: "setting",
             name: "--observe".into(),
-            reason: format!("`{other}` is not one of fmt, layer, idle-layer, metrics, auth, tasks"),
+            reason: format!(
+                "`{other}` is not one of fmt, layer, idle-layer, metrics, auth, tasks, skills"
+            ),
             location: None,
         }),
     }
@@ -338,6 +345,53 @@ pub fn validate_call() -> Request {
         "tools/call",
         Some("register"),
         json!({"name": "register", "arguments": twenty_arguments(), "_meta": meta(json!({}), None)}),
+    )
+}
+
+/// Skills of the `skills` server: the two `examples/everything` embeds and generated ones.
+pub const SKILLS: usize = 100;
+
+/// A folder of `n` generated skills (`SKILL.md` and one reference each), made afresh in the
+/// temporary directory.
+fn generated_skills(n: usize) -> Result<std::path::PathBuf, mcp_runtime::BuildError> {
+    let root = std::env::temp_dir().join(format!("mcp-bench-skills-{}", std::process::id()));
+    let failed = |e: std::io::Error| mcp_runtime::BuildError::Invalid {
+        kind: "setting",
+        name: "--observe skills".into(),
+        reason: format!("cannot write {}: {e}", root.display()),
+        location: None,
+    };
+    let _ = std::fs::remove_dir_all(&root);
+    for i in 0..n {
+        let dir = root.join(format!("team-{}/skill-{i:03}", i % 4));
+        std::fs::create_dir_all(&dir).map_err(failed)?;
+        let md = format!(
+            "---\nname: skill-{i:03}\ndescription: Generated skill number {i} of the benchmark, \
+             with a description of a realistic length.\nlicense: MIT\n---\n\n# Skill {i}\n\n\
+             Follow `reference.md`.\n"
+        );
+        std::fs::write(dir.join("SKILL.md"), md).map_err(failed)?;
+        std::fs::write(dir.join("reference.md"), format!("Reference {i}.\n")).map_err(failed)?;
+    }
+    Ok(root)
+}
+
+/// `skills/list`, from the start or from `cursor`.
+pub fn skills_list(cursor: Option<&str>) -> Request {
+    let mut params = json!({"_meta": meta(json!({}), None)});
+    if let Some(c) = cursor {
+        params["cursor"] = json!(c);
+    }
+    Request::new("skills/list", None, params)
+}
+
+/// `resources/read` of a file of an embedded skill (`skills!`).
+pub fn skill_file_read() -> Request {
+    let uri = "skill://pdf-processing/references/FORMS.md";
+    Request::new(
+        "resources/read",
+        Some(uri),
+        json!({"uri": uri, "_meta": meta(json!({}), None)}),
     )
 }
 

@@ -3,7 +3,7 @@
 use mcp_bench::client::{self, Response};
 use mcp_bench::{
     Request, add_call, add_task_call, legacy_call, legacy_initialize, mrtr_first, mrtr_retry,
-    resource_read, tasks_get, tools_list,
+    resource_read, skill_file_read, skills_list, tasks_get, tools_list,
 };
 
 /// Which server a case runs against.
@@ -27,7 +27,7 @@ pub(crate) struct Case {
     pub(crate) kind: Kind,
 }
 
-pub(crate) const CASES: [Case; 17] = [
+pub(crate) const CASES: [Case; 19] = [
     Case {
         key: "baseline",
         what: "raw axum + serde_json, tools/call add",
@@ -136,6 +136,16 @@ pub(crate) const CASES: [Case; 17] = [
         kind: Kind::Observed("tasks"),
     },
     Case {
+        key: "skills100",
+        what: "ours, skills/list page 2 (50 per page), 100 skills (the skills extension)",
+        kind: Kind::Observed("skills"),
+    },
+    Case {
+        key: "skill-read",
+        what: "ours, resources/read of a file of a skill embedded with skills!",
+        kind: Kind::Observed("skills"),
+    },
+    Case {
         key: "call-auth-first",
         what: "ours, tools/call add behind OAuth, a new JWT each request (signature checked)",
         kind: Kind::Observed("auth"),
@@ -170,6 +180,15 @@ pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
             let session = r.session.ok_or("initialize sent no Mcp-Session-Id")?;
             return Ok(vec![legacy_call(&session)]);
         }
+        "skills100" => {
+            let r = ask(&skills_list(None))?;
+            let v: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
+            let cursor = v["result"]["nextCursor"]
+                .as_str()
+                .ok_or("no nextCursor on the first page of skills")?;
+            return Ok(vec![skills_list(Some(cursor))]);
+        }
+        "skill-read" => return Ok(vec![skill_file_read()]),
         "tasks-get" => {
             let r = ask(&add_task_call())?;
             let v: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
@@ -211,6 +230,8 @@ pub(crate) fn probe(case: &Case) -> Request {
     match base(case.key) {
         "legacy" => legacy_initialize(),
         "tasks-get" => add_task_call(),
+        "skills100" => skills_list(None),
+        "skill-read" => skill_file_read(),
         "mrtr" => mrtr_first(),
         "sse" => add_call(true),
         "resource" => resource_read(),
@@ -248,6 +269,10 @@ pub(crate) fn correct(case: &Case, i: usize, resp: &Response) -> bool {
                 b.contains(r#""contents":[{"uri":"config://service""#) && b.contains("region")
             }
             "validate20" => b.contains(r#""text":"3""#) && b.contains(r#""isError":false"#),
+            "skills100" => {
+                b.contains(r#""skills":["#) && b.matches(r#""frontmatter""#).count() == 50
+            }
+            "skill-read" => b.contains(r#""mimeType":"text/markdown""#) && b.contains("PDF forms"),
             _ => b.contains(r#""tools":["#) && b.matches(r#""inputSchema""#).count() >= 48,
         }
 }
