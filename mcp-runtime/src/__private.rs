@@ -9,7 +9,7 @@ pub use crate::registry::{
     AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
     IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive,
     PrimitiveKind, Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome,
-    ResourceRead, ResourceTemplate, Skills, TaskSupport, Tool, ToolCall, ToolOutcome,
+    ResourceRead, ResourceTemplate, Skills, TaskSupport, Tool, ToolCall, ToolOutcome, Visibility,
     parse_arguments,
 };
 pub use crate::skills::{EmbeddedFile, EmbeddedSkill};

@@ -61,8 +61,8 @@ pub use error::{BuildError, Error, McpError, SourceLocation};
 pub use mcp_macros::{ElicitForm, handlers, prompt, resource, skills, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    Completer, Json, NoArguments, PrimitiveKind, Prompt, Resource, ResourceTemplate, Skills,
-    Structured, TaskSupport, Text, Tool,
+    AppPermissions, Completer, Csp, Json, NoArguments, PrimitiveKind, Prompt, Resource,
+    ResourceTemplate, Skills, Structured, TaskSupport, Text, Tool, UiResource, Visibility,
 };
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};

@@ -15,6 +15,8 @@ pub(crate) const COMPLETE: &str = "complete";
 pub(crate) const ANNOTATIONS: &str = "annotations";
 pub(crate) const META: &str = "meta";
 pub(crate) const TASK: &str = "task";
+pub(crate) const UI: &str = "ui";
+pub(crate) const VISIBILITY: &str = "visibility";
 
 // `annotations(...)`.
 pub(crate) const READ_ONLY: &str = "read_only";

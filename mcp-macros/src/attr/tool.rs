@@ -2,7 +2,7 @@
 
 use crate::attr::keys::{
     ANNOTATIONS, AUTHORIZE, CRATE, DESCRIPTION, DESTRUCTIVE, ICON, IDEMPOTENT, META, NAME,
-    OPEN_WORLD, READ_ONLY, SCOPES, TASK, TITLE,
+    OPEN_WORLD, READ_ONLY, SCOPES, TASK, TITLE, UI, VISIBILITY,
 };
 use crate::attr::shared::{self, Common, CommonSlots};
 use crate::attr::{self, Slot};
@@ -21,6 +21,8 @@ const KEYS: &[&str] = &[
     SCOPES,
     AUTHORIZE,
     TASK,
+    UI,
+    VISIBILITY,
     CRATE,
 ];
 const ANNOTATION_KEYS: &[&str] = &[READ_ONLY, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD, TITLE];
@@ -32,6 +34,17 @@ pub(crate) struct ToolAttrs {
     pub(crate) meta: Option<Expr>,
     /// `task = "optional" | "required"`, and where it was written.
     pub(crate) task: Option<(TaskMode, LitStr)>,
+    /// `ui = "ui://..."`: the app the tool is linked to (MCP Apps).
+    pub(crate) ui: Option<LitStr>,
+    /// `visibility = ["model", "app"]`: who may call it.
+    pub(crate) visibility: Option<Vec<(Visible, LitStr)>>,
+}
+
+/// Who may call a tool linked to an app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Visible {
+    Model,
+    App,
 }
 
 /// `annotations(...)`: behaviour hints, each left out unless given.
@@ -59,6 +72,8 @@ impl ToolAttrs {
         let mut annotations = Slot::new(ANNOTATIONS);
         let mut meta = Slot::new(META);
         let mut task = Slot::new(TASK);
+        let mut ui = Slot::new(UI);
+        let mut visibility = Slot::new(VISIBILITY);
         let literal_error =
             "`#[tool]` takes `key = value` arguments: write `name = \"...\"` to name the tool";
         for m in attr::parse_keyed(cx, args, literal_error) {
@@ -69,6 +84,8 @@ impl ToolAttrs {
                 ANNOTATIONS => annotations.set(cx, &m, Some(parse_annotations(cx, &m))),
                 META => meta.set(cx, &m, shared::meta_expr(cx, &m)),
                 TASK => task.set(cx, &m, task_mode(cx, &m)),
+                UI => ui.set(cx, &m, ui_uri(cx, &m)),
+                VISIBILITY => visibility.set(cx, &m, visible_to(cx, &m)),
                 _ => attr::unknown_key(cx, m.path(), KEYS, "`#[tool]`"),
             }
         }
@@ -77,8 +94,53 @@ impl ToolAttrs {
             annotations: annotations.get(),
             meta: meta.get(),
             task: task.get(),
+            ui: ui.get(),
+            visibility: visibility.get(),
         }
     }
+}
+
+/// `ui = "ui://…"`.
+fn ui_uri(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
+    let lit = attr::string(cx, meta)?;
+    if !lit.value().starts_with("ui://") {
+        cx.error_spanned_by(
+            &lit,
+            "`ui` names the app's view by its `ui://` URI, like `ui = \"ui://board/view.html\"`",
+        );
+        return None;
+    }
+    Some(lit)
+}
+
+/// `visibility = ["model", "app"]`.
+fn visible_to(cx: &Ctxt, meta: &Meta) -> Option<Vec<(Visible, LitStr)>> {
+    let example = "`visibility = [\"app\"]` (only the app calls it) or `[\"model\", \"app\"]`";
+    let value = attr::expr(cx, meta)?;
+    let Expr::Array(array) = &value else {
+        cx.error_spanned_by(&value, format!("`visibility` is an array, like {example}"));
+        return None;
+    };
+    let mut out = Vec::new();
+    for e in &array.elems {
+        let Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = e
+        else {
+            cx.error_spanned_by(e, format!("`visibility` holds strings, like {example}"));
+            continue;
+        };
+        match s.value().as_str() {
+            "model" => out.push((Visible::Model, s.clone())),
+            "app" => out.push((Visible::App, s.clone())),
+            other => cx.error_spanned_by(
+                s,
+                format!("`visibility` holds \"model\" and \"app\", not {other:?}"),
+            ),
+        }
+    }
+    Some(out)
 }
 
 /// `task = "optional"` or `task = "required"`.

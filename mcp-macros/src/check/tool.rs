@@ -1,4 +1,5 @@
-//! What `#[tool]` requires: a valid tool name, and an `async fn` for a task tool.
+//! What `#[tool]` requires: a valid tool name, an `async fn` for a task tool, and an app for a
+//! `visibility`.
 
 use crate::check::names;
 use crate::ctxt::Ctxt;
@@ -11,6 +12,14 @@ pub(super) fn check(cx: &Ctxt, func: &Function, tool: &Tool) {
         cx.error_spanned_by(
             task,
             "a task tool runs on after its call is answered, so it is an `async fn`: add `async`",
+        );
+    }
+    if let (Some(who), None) = (&tool.attrs.visibility, &tool.attrs.ui)
+        && let Some((_, first)) = who.first()
+    {
+        cx.error_spanned_by(
+            first,
+            "`visibility` says who may call a tool linked to an app: link it with `ui = \"ui://…\"`",
         );
     }
     if let Err(e) = names::tool_name(&tool.name) {

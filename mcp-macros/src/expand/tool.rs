@@ -2,7 +2,7 @@
 //! the build function, the handle and the registration.
 
 use crate::attr::keys::{ALIAS, DEFAULT, RENAME, SERDE};
-use crate::attr::tool::TaskMode;
+use crate::attr::tool::{TaskMode, Visible};
 use crate::expand::{self, Registered, local};
 use crate::model::{Function, Tool};
 use crate::paths::Paths;
@@ -132,6 +132,16 @@ pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStre
             TaskMode::Optional => quote!(Optional),
         };
         setup.extend(quote!(__mcp_tool = __mcp_tool.task(#p::TaskSupport::#mode);));
+    }
+    if let Some(ui) = &attrs.ui {
+        setup.extend(quote!(__mcp_tool = __mcp_tool.ui(#ui);));
+    }
+    if let Some(who) = &attrs.visibility {
+        let who = who.iter().map(|(v, _)| match v {
+            Visible::Model => quote!(#p::Visibility::Model),
+            Visible::App => quote!(#p::Visibility::App),
+        });
+        setup.extend(quote!(__mcp_tool = __mcp_tool.visibility([#(#who),*]);));
     }
     setup.extend(expand::declarations(paths, func, &builder));
 

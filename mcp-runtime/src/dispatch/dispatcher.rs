@@ -18,7 +18,7 @@ use crate::protocol::meta::InfoJson;
 use crate::protocol::{
     ClientMessage, ClientRequest, DiscoverResult, ListCapability, Method, RequestId, RequestMeta,
     ResourcesCapability, ResultMeta, ResultType, SKILLS_EXTENSION, ServerCapabilities,
-    TASKS_EXTENSION,
+    TASKS_EXTENSION, UI_EXTENSION,
 };
 use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
 use crate::seal::Sealer;
@@ -131,6 +131,11 @@ impl Dispatcher {
         };
         if !cfg.extensions.is_empty() {
             caps.extensions = Some(cfg.extensions.clone());
+        }
+        if reg.has_apps() {
+            caps.extensions
+                .get_or_insert_with(Map::new)
+                .insert(UI_EXTENSION.into(), Value::Object(Map::new()));
         }
         if reg.has_skills() {
             let settings = serde_json::json!({ "directoryRead": true });

@@ -305,11 +305,14 @@ pub(crate) fn modern_request(
     out.push(b',');
     write_key(&mut out, SESSION_META[1]);
     match &session.client_capabilities {
-        // Tasks are a 2026-07-28 extension: a legacy session runs every call to its end.
-        Value::Object(c) if c.contains_key("tasks") || c.contains_key("extensions") => {
+        // Tasks are a 2026-07-28 extension: a legacy session runs every call to its end. Other
+        // extensions (MCP Apps) are the session's as declared.
+        Value::Object(c) if c.contains_key("tasks") || declares_tasks(c) => {
             let mut c = c.clone();
             c.remove("tasks");
-            c.remove("extensions");
+            if let Some(Value::Object(extensions)) = c.get_mut("extensions") {
+                extensions.remove(crate::protocol::TASKS_EXTENSION);
+            }
             let _ = serde_json::to_writer(&mut out, &c);
         }
         Value::Object(c) => {
@@ -660,4 +663,11 @@ mod tests {
         assert_eq!(negotiate(Some("2099-01-01")), "2025-11-25");
         assert_eq!(negotiate(None), "2025-11-25");
     }
+}
+
+/// Whether client capabilities declare the tasks extension.
+fn declares_tasks(c: &serde_json::Map<String, Value>) -> bool {
+    c.get("extensions")
+        .and_then(Value::as_object)
+        .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION))
 }

@@ -56,6 +56,31 @@ impl ClientCapabilities {
     pub fn has_extension(&self, id: &str) -> bool {
         self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
     }
+    /// Whether the client renders MCP Apps: it declares the extension
+    /// (`io.modelcontextprotocol/ui`), and its `mimeTypes`, when it lists any, include
+    /// `text/html;profile=mcp-app`. A tool linked to an app answers every client with meaningful
+    /// text; this says whether the app will be shown beside it.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps: ClientCapabilities = serde_json::from_str(r#"{"extensions":
+    ///     {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}"#).unwrap();
+    /// assert!(caps.supports_apps());
+    /// assert!(!ClientCapabilities::default().supports_apps());
+    /// ```
+    pub fn supports_apps(&self) -> bool {
+        let Some(ui) = self
+            .extensions
+            .as_ref()
+            .and_then(|e| e.get(super::UI_EXTENSION))
+        else {
+            return false;
+        };
+        match ui.get("mimeTypes").and_then(Value::as_array) {
+            Some(types) => types.iter().any(|t| t == super::APP_MIME_TYPE),
+            None => true,
+        }
+    }
 }
 
 /// Capabilities the server advertises in `server/discover`.

@@ -13,6 +13,7 @@
 //! assert_eq!(p.meta.unwrap().protocol_version.as_deref(), Some("2026-07-28"));
 //! ```
 
+mod apps;
 mod capabilities;
 mod content;
 mod elicitation;
@@ -34,6 +35,7 @@ mod tasks;
 mod tools;
 mod trace;
 
+pub use apps::*;
 pub use capabilities::*;
 pub use content::*;
 pub use elicitation::*;

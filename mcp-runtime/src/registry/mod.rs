@@ -3,6 +3,7 @@
 //! are served from.
 
 mod access;
+mod app;
 mod arguments;
 mod catalog;
 mod complete;
@@ -19,6 +20,7 @@ mod tool;
 
 pub(crate) use access::Requirement;
 pub use access::{AccessCheck, AccessRequest, Denied, Purpose};
+pub use app::{AppPermissions, Csp, UiResource, Visibility};
 pub use arguments::Arguments;
 pub(crate) use catalog::Catalog;
 pub use complete::{Completer, CompletionRequest};

@@ -117,6 +117,8 @@ pub struct Resource {
     pub(crate) asks_input: bool,
     /// What a caller needs to see and read it.
     pub(crate) access: Requirement,
+    /// Why it cannot be served, found while it was built (reported by `build`).
+    pub(crate) problems: Vec<String>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -138,6 +140,7 @@ impl Resource {
             needs: Vec::new(),
             asks_input: false,
             access: Requirement::default(),
+            problems: Vec::new(),
         }
     }
     /// The URI.

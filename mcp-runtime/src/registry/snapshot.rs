@@ -11,6 +11,7 @@ use super::skill_index::SkillIndex;
 use super::tool::{TaskSupport, Tool, ToolHandler};
 use crate::context::{StateMap, StateNeed};
 use crate::error::{BuildError, McpError, SourceLocation};
+use crate::protocol::{APP_MIME_TYPE, UI_SCHEME};
 use crate::schema::ArgumentValidator;
 use crate::uri_template::UriTemplate;
 use serde_json::Value;
@@ -102,6 +103,8 @@ pub(crate) struct Registry {
     pub(crate) skills: SkillIndex,
     /// Some tool runs as a task.
     pub(crate) tasks: bool,
+    /// Some app is served (MCP Apps: a `ui://` view, or a tool linked to one).
+    pub(crate) apps: bool,
 }
 
 /// Tool names: 1–64 characters of `[A-Za-z0-9_.-]` (the spec allows 128; clients and the
@@ -195,9 +198,38 @@ impl Registry {
         for t in &reg.tools {
             reg.guards[0].add(&t.tool.access);
             reg.tasks |= t.tool.task != TaskSupport::Forbidden;
+            if let Some(app) = t.tool.app_uri() {
+                reg.apps = true;
+                let served = reg.resource_index.contains_key(app)
+                    || reg
+                        .templates
+                        .iter()
+                        .any(|e| e.parsed.matches(app).is_some());
+                if !app.starts_with(UI_SCHEME) {
+                    check.errors.push(BuildError::Invalid {
+                        kind: "tool",
+                        name: t.tool.info.name.clone(),
+                        reason: format!(
+                            "it is linked to the app `{app}`, which is no `{UI_SCHEME}` URI"
+                        ),
+                        location: t.tool.source,
+                    });
+                } else if !served {
+                    check.errors.push(BuildError::Invalid {
+                        kind: "tool",
+                        name: t.tool.info.name.clone(),
+                        reason: format!(
+                            "it is linked to the app `{app}`, but no resource is served at that \
+                             URI: register a `UiResource` there"
+                        ),
+                        location: t.tool.source,
+                    });
+                }
+            }
         }
         for r in &reg.resources {
             reg.guards[1].add(&r.resource.access);
+            reg.apps |= r.resource.info.mime_type.as_deref() == Some(APP_MIME_TYPE);
         }
         for t in &reg.templates {
             reg.guards[2].add(&t.template.access);
@@ -237,6 +269,11 @@ impl Registry {
                     (&t.access, PrimitiveKind::ResourceTemplate, name)
                 }),
         }
+    }
+
+    /// Whether some app is served (the MCP Apps extension is).
+    pub(crate) fn has_apps(&self) -> bool {
+        self.apps
     }
 
     /// Whether some skill is served (the skills extension is).
@@ -399,6 +436,18 @@ impl Check<'_> {
         }
         if res.info.name.is_empty() {
             self.invalid("resource", uri, "its name is empty".into(), at);
+            return None;
+        }
+        if !res.problems.is_empty() {
+            for reason in &res.problems {
+                self.invalid("resource", uri, reason.clone(), at);
+            }
+            return None;
+        }
+        let is_app = res.info.mime_type.as_deref() == Some(APP_MIME_TYPE);
+        if is_app && !uri.starts_with(UI_SCHEME) {
+            let reason = format!("an app's view is served at a `{UI_SCHEME}` URI");
+            self.invalid("resource", uri, reason, at);
             return None;
         }
         if self.duplicate("resource", uri, at) {

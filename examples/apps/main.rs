@@ -1,0 +1,26 @@
+//! MCP Apps (the `io.modelcontextprotocol/ui` extension): tools whose results a host shows in
+//! an interactive view, a `ui://` HTML document rendered in a sandboxed frame that can call the
+//! server's tools back through the host.
+//!
+//! It shows:
+//!
+//! * a kanban board (`show_board`, `add_card`, and `move_card`, which only the app calls:
+//!   `visibility = ["app"]`) whose view is written with the official `App` class of
+//!   `@modelcontextprotocol/ext-apps`, its bundle inlined into the page when it is read (a view
+//!   produced by a function: `UiResource::render`);
+//! * a bar chart of a tool's structured result (`chart`), whose view speaks the raw protocol
+//!   over `postMessage` and is embedded at compile time (`include_str!`);
+//! * every tool answering any client with meaningful text: a host that does not render apps
+//!   shows the text.
+//!
+//! Run: `npm ci --prefix examples/apps` (the ext-apps bundle, once), then
+//! `cargo run --example apps` (HTTP on http://127.0.0.1:8000/mcp; its lab page at
+//! http://127.0.0.1:8000/lab renders the views), or add `-- --addr 127.0.0.1:9000` or
+//! `-- --stdio`.
+
+mod server;
+
+#[tokio::main]
+async fn main() -> Result<(), mcp_runtime::Error> {
+    server::build()?.run().await
+}

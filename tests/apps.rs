@@ -1,0 +1,367 @@
+//! MCP Apps (SEP-1865, `io.modelcontextprotocol/ui`): every `_meta.ui` key the server writes,
+//! validated against the JSON Schema of the official `@modelcontextprotocol/ext-apps` package
+//! (`npm ci --prefix examples/apps`; without it these checks print SKIPPED, and fail when `CI`
+//! is set); both keys of a tool's view; the view's HTML and metadata on the wire; a client that
+//! does not render apps still served meaningful text, in both eras; startup errors for views
+//! that are not there.
+
+mod common;
+
+#[path = "../examples/apps/server.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod apps;
+
+use common::{post, spawn_http};
+use http::StatusCode;
+use mcp_runtime::protocol::ClientCapabilities;
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::{AppPermissions, Csp, NoArguments, Server, Tool, UiResource, Visibility};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// The package's JSON Schema document, when installed.
+fn ext_apps_schema() -> Option<Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "examples/apps/node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json",
+    );
+    match std::fs::read(&path) {
+        Ok(bytes) => Some(serde_json::from_slice(&bytes).expect("the package's schema is JSON")),
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!(
+                "{} is missing: run `npm ci --prefix examples/apps`",
+                path.display()
+            )
+        }
+        Err(_) => {
+            eprintln!(
+                "SKIPPED: {} is missing (npm ci --prefix examples/apps)",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Validates `value` against the package's `$defs[def]`, compiled on its own (as the package
+/// documents its standalone definitions).
+fn assert_matches(schema: &Value, def: &str, value: &Value) {
+    let def_schema = &schema["$defs"][def];
+    assert!(def_schema.is_object(), "the package has no `{def}`");
+    let validator = jsonschema::validator_for(def_schema).expect("the definition compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{def} rejects {value}: {errors:?}");
+}
+
+fn apps_capabilities() -> ClientCapabilities {
+    serde_json::from_value(json!({"extensions": {
+        "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
+    }}))
+    .unwrap()
+}
+
+/// A server using every `_meta.ui` key there is.
+fn every_key() -> Server {
+    let view = UiResource::new("ui://all/view.html", "all")
+        .html("<!doctype html><title>all</title>")
+        .csp(
+            Csp::new()
+                .connect_domains(["https://api.example.com"])
+                .resource_domains(["https://cdn.example.com", "https://*.example.org"])
+                .frame_domains(["https://frames.example.com"])
+                .base_uri_domains(["https://base.example.com"]),
+        )
+        .permissions(
+            AppPermissions::new()
+                .camera()
+                .microphone()
+                .geolocation()
+                .clipboard_write(),
+        )
+        .domain("a1b2c3.apps.example.com")
+        .prefers_border(false);
+    Server::builder()
+        .resource(view)
+        .tool(
+            Tool::new("both")
+                .description("Seen by the model and the app.")
+                .ui("ui://all/view.html")
+                .visibility([Visibility::Model, Visibility::App])
+                .handler(|_: NoArguments, _cx| async { "both" }),
+        )
+        .tool(
+            Tool::new("app_only")
+                .description("Called by the app.")
+                .ui("ui://all/view.html")
+                .visibility([Visibility::App])
+                .handler(|_: NoArguments, _cx| async { "app" }),
+        )
+        .build()
+        .expect("the server builds")
+}
+
+#[tokio::test]
+async fn every_meta_ui_key_matches_the_extension_s_schema() {
+    let client = TestClient::new(every_key());
+    let tools = client.list_tools().await.unwrap();
+    let resources = client.list_resources().await.unwrap();
+    let view = &resources[0];
+    let listed_ui = view.meta.as_ref().unwrap()["ui"].clone();
+    assert_eq!(
+        listed_ui,
+        json!({
+            "csp": {
+                "connectDomains": ["https://api.example.com"],
+                "resourceDomains": ["https://cdn.example.com", "https://*.example.org"],
+                "frameDomains": ["https://frames.example.com"],
+                "baseUriDomains": ["https://base.example.com"],
+            },
+            "permissions": {"camera": {}, "microphone": {}, "geolocation": {}, "clipboardWrite": {}},
+            "domain": "a1b2c3.apps.example.com",
+            "prefersBorder": false,
+        })
+    );
+    assert_eq!(view.mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+    let read = client.read_resource("ui://all/view.html").await.unwrap();
+    assert_eq!(read.contents.len(), 1, "one document");
+    let contents = serde_json::to_value(&read.contents[0]).unwrap();
+    assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
+    assert_eq!(
+        contents["_meta"]["ui"], listed_ui,
+        "the same on the contents"
+    );
+    assert!(
+        contents["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<!doctype html>")
+    );
+    for tool in &tools {
+        let meta = tool.meta.as_ref().unwrap();
+        assert_eq!(meta["ui"]["resourceUri"], "ui://all/view.html");
+        assert_eq!(
+            meta["ui/resourceUri"], meta["ui"]["resourceUri"],
+            "both keys"
+        );
+    }
+    assert_eq!(
+        tools[0].meta.as_ref().unwrap()["ui"]["visibility"],
+        json!(["model", "app"])
+    );
+    assert_eq!(
+        tools[1].meta.as_ref().unwrap()["ui"]["visibility"],
+        json!(["app"])
+    );
+    let discover = client.discover().await.unwrap();
+    assert_eq!(
+        discover.capabilities.extensions.unwrap()["io.modelcontextprotocol/ui"],
+        json!({})
+    );
+    let Some(schema) = ext_apps_schema() else {
+        return;
+    };
+    assert_matches(&schema, "McpUiResourceMeta", &listed_ui);
+    assert_matches(&schema, "McpUiResourceMeta", &contents["_meta"]["ui"]);
+    for tool in &tools {
+        assert_matches(&schema, "McpUiToolMeta", &tool.meta.as_ref().unwrap()["ui"]);
+    }
+    let declared = json!({"mimeTypes": ["text/html;profile=mcp-app"]});
+    assert_matches(&schema, "McpUiClientCapabilities", &declared);
+    // The schema is strict: the test would see a key it does not know.
+    let validator = jsonschema::validator_for(&schema["$defs"]["McpUiToolMeta"]).unwrap();
+    assert!(!validator.is_valid(&json!({"resourceUri": "ui://x", "csp": {}})));
+}
+
+#[tokio::test]
+async fn the_example_s_views_and_tools_are_on_the_wire() {
+    let client = TestClient::new(apps::build().unwrap()).capabilities(apps_capabilities());
+    let schema = ext_apps_schema();
+    for tool in client.list_tools().await.unwrap() {
+        let ui = &tool.meta.as_ref().unwrap()["ui"];
+        assert!(
+            ui["resourceUri"].as_str().unwrap().starts_with("ui://"),
+            "{}",
+            tool.name
+        );
+        if let Some(schema) = &schema {
+            assert_matches(schema, "McpUiToolMeta", ui);
+        }
+    }
+    let chart = client.read_resource(apps::CHART_VIEW).await.unwrap();
+    let chart = serde_json::to_value(&chart.contents[0]).unwrap();
+    assert!(chart["text"].as_str().unwrap().contains("ui/initialize"));
+    if schema.is_some() {
+        // The board's view inlines the SDK's bundle, its exports turned into a global.
+        let board = client.read_resource(apps::BOARD_VIEW).await.unwrap();
+        let html = serde_json::to_value(&board.contents[0]).unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(!html.contains("/*EXT_APPS_BUNDLE*/"));
+        assert!(html.contains("globalThis.ExtApps={"));
+        assert!(html.contains("new App({ name: \"Board\""));
+        assert_eq!(
+            html.matches("</script>").count(),
+            2,
+            "nothing ends a script early"
+        );
+    }
+    // A tool the app calls answers it with the board.
+    let moved = client
+        .call_tool("move_card", json!({"id": 1, "to": "done"}))
+        .await
+        .unwrap();
+    let cards = &moved.structured_content.unwrap()["cards"];
+    assert_eq!(cards[0]["column"], "done");
+    let wrong = client
+        .call_tool("chart", json!({"labels": ["a"], "values": [1, 2]}))
+        .await
+        .unwrap_err();
+    assert_eq!(wrong.code(), Some(-32602));
+}
+
+#[tokio::test]
+async fn a_client_that_renders_no_apps_gets_the_same_meaningful_text() {
+    let plain = TestClient::new(apps::build().unwrap());
+    let with_apps = TestClient::new(apps::build().unwrap()).capabilities(apps_capabilities());
+    let a = plain.call_tool("show_board", json!({})).await.unwrap();
+    let b = with_apps.call_tool("show_board", json!({})).await.unwrap();
+    assert_eq!(a.text(), b.text());
+    assert!(
+        a.text().contains("Todo: #1 Write the release notes"),
+        "{}",
+        a.text()
+    );
+    let chart = plain
+        .call_tool(
+            "chart",
+            json!({"labels": ["north", "south"], "values": [3, 4.5]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(chart.text(), "north: 3\nsouth: 4.5");
+    assert!(!ClientCapabilities::default().supports_apps());
+    assert!(apps_capabilities().supports_apps());
+    let other_types: ClientCapabilities = serde_json::from_value(json!({"extensions": {
+        "io.modelcontextprotocol/ui": {"mimeTypes": ["text/plain"]}}}))
+    .unwrap();
+    assert!(!other_types.supports_apps());
+}
+
+#[tokio::test]
+async fn a_2025_11_25_session_sees_the_extension_and_the_views() {
+    let http = spawn_http(apps::build().unwrap()).await;
+    let url = format!("http://{}/mcp", http.addr);
+    let mut headers = vec![
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        (
+            "Accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+    ];
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"extensions": {"io.modelcontextprotocol/ui":
+            {"mimeTypes": ["text/html;profile=mcp-app"]}}},
+        "clientInfo": {"name": "host", "version": "1"}}});
+    let resp = post(&url, &headers, init.to_string()).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    let answer: Value = serde_json::from_slice(&resp.body).unwrap();
+    assert_eq!(
+        answer["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/ui"],
+        json!({})
+    );
+    headers.push((
+        "Mcp-Session-Id".into(),
+        resp.header("mcp-session-id").unwrap().into(),
+    ));
+    headers.push(("MCP-Protocol-Version".into(), "2025-11-25".into()));
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let tools = post(&url, &headers, list.to_string())
+        .await
+        .messages()
+        .pop()
+        .unwrap();
+    let show = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "show_board")
+        .unwrap()
+        .clone();
+    assert_eq!(show["_meta"]["ui"]["resourceUri"], apps::BOARD_VIEW);
+    assert_eq!(show["_meta"]["ui/resourceUri"], apps::BOARD_VIEW);
+    let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": apps::CHART_VIEW}});
+    let read = post(&url, &headers, read.to_string())
+        .await
+        .messages()
+        .pop()
+        .unwrap();
+    assert_eq!(
+        read["result"]["contents"][0]["mimeType"],
+        "text/html;profile=mcp-app"
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "show_board", "arguments": {}}});
+    let call = post(&url, &headers, call.to_string())
+        .await
+        .messages()
+        .pop()
+        .unwrap();
+    assert!(
+        call["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Todo:"),
+        "{call}"
+    );
+}
+
+#[test]
+fn a_view_that_is_not_there_is_a_startup_error_naming_both() {
+    let e = Server::builder()
+        .tool(
+            Tool::new("show")
+                .ui("ui://missing/view.html")
+                .handler(|_: NoArguments, _cx| async { "x" }),
+        )
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("invalid tool `show`") && e.contains("ui://missing/view.html"),
+        "{e}"
+    );
+    let e = Server::builder()
+        .tool(
+            Tool::new("show")
+                .ui("https://example.com/view.html")
+                .handler(|_: NoArguments, _cx| async { "x" }),
+        )
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no `ui://` URI"), "{e}");
+    let e = Server::builder()
+        .resource(UiResource::new("app://view.html", "view").html("<p>"))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("an app's view is served at a `ui://` URI"),
+        "{e}"
+    );
+    let e = Server::builder()
+        .resource(
+            UiResource::new("ui://x/view.html", "view")
+                .html("<p>")
+                .csp(Csp::new().connect_domains(["https://a.example; script-src *"])),
+        )
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("which no policy can hold"), "{e}");
+}
