@@ -208,9 +208,14 @@ async fn the_example_s_views_and_tools_are_on_the_wire() {
             "nothing ends a script early"
         );
     }
+    let view = client.app_of("chart").await.unwrap();
+    assert_eq!(view.uri, apps::CHART_VIEW);
+    assert_eq!(view.mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+    assert_eq!(view.ui, json!({"csp": {}}));
+    assert!(client.app_of("nothing").await.is_err());
     // A tool the app calls answers it with the board.
     let moved = client
-        .call_tool("move_card", json!({"id": 1, "to": "done"}))
+        .call_from_app("move_card", json!({"id": 1, "to": "done"}))
         .await
         .unwrap();
     let cards = &moved.structured_content.unwrap()["cards"];
@@ -318,6 +323,27 @@ async fn a_2025_11_25_session_sees_the_extension_and_the_views() {
             .starts_with("Todo:"),
         "{call}"
     );
+}
+
+#[tokio::test]
+async fn a_tool_only_the_model_may_call_is_refused_to_the_app() {
+    let server = Server::builder()
+        .resource(UiResource::new("ui://v/view.html", "v").html("<p>"))
+        .tool(
+            Tool::new("model_only")
+                .ui("ui://v/view.html")
+                .visibility([Visibility::Model])
+                .handler(|_: NoArguments, _cx| async { "x" }),
+        )
+        .build()
+        .unwrap();
+    let client = TestClient::new(server);
+    let e = client
+        .call_from_app("model_only", json!({}))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("not visible to apps"), "{e}");
+    assert!(client.call_tool("model_only", json!({})).await.is_ok());
 }
 
 #[test]
