@@ -164,6 +164,41 @@
 //! `Skills::dir("skills").skill_scopes("refunds", ["billing:read"])` hides it from callers
 //! without the scope and refuses them its entry, its files and its folders.
 //!
+//! ### Apps: a tool with an interactive view
+//!
+//! A host that renders MCP Apps (`io.modelcontextprotocol/ui`: Claude, ChatGPT, VS Code, …)
+//! shows a tool's result in a view: an HTML document at a `ui://` URI, rendered in a sandboxed
+//! frame, that can call your tools back through the host. Serve the view as a [`UiResource`]
+//! (fixed HTML, `include_str!`-ed so that editing it rebuilds the server, or rendered by a
+//! function), and link tools to it with `ui = "…"`; `visibility = ["app"]` marks a tool only
+//! the view calls, which hosts keep from the agent. Every tool still answers with text that
+//! stands on its own: a host without apps shows that.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::{Csp, UiResource};
+//!
+//! /// Shows today's sales as a chart.
+//! #[tool(ui = "ui://sales/chart.html")]
+//! fn sales() -> Structured<Vec<u32>> {
+//!     Structured::new(vec![3, 5, 2]).text("Sales today: 3, 5 and 2")
+//! }
+//!
+//! let view = UiResource::new("ui://sales/chart.html", "sales-chart")
+//!     .html("<!doctype html><title>Sales</title><script>/* the view */</script>")
+//!     .csp(Csp::new().connect_domains(["https://api.example.com"]));
+//! let server = Server::builder().tool(sales {}).resource(view).build();
+//! # assert!(server.is_ok());
+//! ```
+//!
+//! A tool linked to a view the server does not serve is a startup error naming both. In a
+//! handler, `cx.client_capabilities().supports_apps()` says whether the caller renders views.
+//! `examples/apps` has a board written with the official `App` class of
+//! `@modelcontextprotocol/ext-apps` and a chart that speaks the protocol by hand; the lab page
+//! (`/lab`) renders both.
+//!
+//! [`UiResource`]: crate::UiResource
+//!
 //! ## 5. Shared state
 //!
 //! A value every request shares is registered once and taken as [`State<T>`](crate::State), or
