@@ -10,6 +10,7 @@
 //! | step | failure | status | JSON-RPC |
 //! |---|---|---|---|
 //! | method is POST | PUT, …; GET or DELETE without `Mcp-Session-Id` | 405 (`Allow: POST`) | – |
+//! | (`OPTIONS`: a CORS preflight, `cors`) | origin or requested header not allowed | 403 (else 204) | – |
 //! | one non-empty `Host` (`guard`, RFC 9112 §3.2) | two `Host` headers, an empty one | 400 | – |
 //! | `Host` and `Origin` allowed (`guard`) | DNS-rebinding guard | 403 | – |
 //! | authentication (when configured, `auth`) | no, bad or invalid token | 401/400/503 | `-32600` |
@@ -43,6 +44,7 @@
 //! route and the POST the accept loop takes directly (`connections::DirectRoute`); `endpoint`:
 //! the endpoint and what a request passes before it is read (guard, authentication, rate
 //! limit, body); `answer`: a pipeline answer as a response; `respond`: plain responses;
+//! `cors`: the preflight, and the headers an answer to another allowed origin carries;
 //! `sse`: every SSE stream; `legacy`: a 2025-11-25 session's outcomes as responses (the
 //! session itself is `crate::legacy`'s).
 //!
@@ -70,6 +72,7 @@
 mod answer;
 mod auth;
 mod connections;
+mod cors;
 mod endpoint;
 mod era;
 mod guard;

@@ -118,6 +118,12 @@ impl HttpOptions {
         self
     }
     /// Also accept this `Origin` (`scheme://host[:port]`). Loopback origins are always accepted.
+    ///
+    /// An accepted origin may also call the endpoint from a browser page (CORS): its `OPTIONS`
+    /// preflight is answered with the endpoint's methods and the MCP request headers, and every
+    /// answer names it (`Access-Control-Allow-Origin`) and exposes `Mcp-Session-Id`,
+    /// `WWW-Authenticate`, `MCP-Protocol-Version` and `Retry-After`. Credentials mode is not
+    /// allowed: send the token in `Authorization`.
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.origins
             .push(origin.into().trim_end_matches('/').to_ascii_lowercase());

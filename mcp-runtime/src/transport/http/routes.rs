@@ -6,7 +6,7 @@ use super::answer::answer;
 use super::endpoint::{Endpoint, admit, client_address, guarded, read_body};
 use super::headers::{self, HeaderChecks};
 use super::respond::{method_not_allowed, plain_status, transport_error};
-use super::{auth, connections, era, guard, health, legacy, negotiate, sse};
+use super::{auth, connections, cors, era, guard, health, legacy, negotiate, sse};
 use crate::context::Caller;
 use crate::dispatch::{Call, Handled, Ingress, Outgoing, Transport};
 use crate::legacy::Legacy;
@@ -14,7 +14,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
-use http::StatusCode;
+use http::{StatusCode, header};
 use std::sync::Arc;
 
 /// The endpoint's POST as a route of its own, for the accept loop to serve without the router.
@@ -38,6 +38,7 @@ pub(super) fn routes(endpoint: Arc<Endpoint>) -> Router {
         axum::routing::post(handle)
             .get(session_get)
             .delete(session_delete)
+            .options(cors::preflight)
             .fallback(method_not_allowed),
     );
     if let Some(rs) = &endpoint.options.auth {
@@ -99,11 +100,20 @@ async fn session_request(
 
 /// GET: a 2025-11-25 session's stream.
 async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    match session_request(&endpoint, request).await {
+    let origin = cors::origin(&endpoint.options, request.headers());
+    let mut response = session_get_inner(&endpoint, request).await;
+    if let Some(origin) = origin {
+        cors::allow(&mut response, origin);
+    }
+    response
+}
+
+async fn session_get_inner(endpoint: &Arc<Endpoint>, request: Request) -> Response {
+    match session_request(endpoint, request).await {
         Ok((legacy, parts, caller)) => {
             let accept = negotiate::accepts(&parts.headers);
             let client = client_address(&endpoint.options, &parts);
-            legacy::get(&endpoint, &legacy, &parts.headers, caller, client, &accept).await
+            legacy::get(endpoint, &legacy, &parts.headers, caller, client, &accept).await
         }
         Err(refused) => refused,
     }
@@ -111,13 +121,32 @@ async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) ->
 
 /// DELETE: ends a 2025-11-25 session.
 async fn session_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    match session_request(&endpoint, request).await {
+    let origin = cors::origin(&endpoint.options, request.headers());
+    let mut response = match session_request(&endpoint, request).await {
         Ok((legacy, parts, caller)) => legacy::delete(&legacy, &parts.headers, caller).await,
         Err(refused) => refused,
+    };
+    if let Some(origin) = origin {
+        cors::allow(&mut response, origin);
     }
+    response
 }
 
+/// POST: one message, of either revision. A request from another (allowed) origin is answered
+/// with its CORS headers.
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    if !request.headers().contains_key(header::ORIGIN) {
+        return handle_post(endpoint, request).await;
+    }
+    let origin = cors::origin(&endpoint.options, request.headers());
+    let mut response = Box::pin(handle_post(endpoint, request)).await;
+    if let Some(origin) = origin {
+        cors::allow(&mut response, origin);
+    }
+    response
+}
+
+async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();
     let options = &endpoint.options;
     if let Some(refused) = guarded(options, &parts.headers) {
