@@ -90,6 +90,8 @@ pub(crate) struct Config {
     pub(crate) task_poll_ms: u64,
     /// How long a running task's lease lasts (its runner renews it every third of this).
     pub(crate) task_lease_ms: u64,
+    /// The principal of every request that arrives on stdio.
+    pub(crate) stdio_caller: Option<Arc<crate::context::Caller>>,
 }
 
 impl Config {
@@ -143,6 +145,7 @@ impl Default for Config {
             // A runner that stopped is noticed within this; renewed every 5 s, one store
             // write per running task.
             task_lease_ms: 15_000,
+            stdio_caller: None,
         }
     }
 }

@@ -485,3 +485,28 @@
 //! In tests, `testing::TestIssuer` (feature `jwt`) mints the tokens, and
 //! [`testing::TestClient::caller`](crate::testing::TestClient::caller) calls as any caller
 //! without HTTP.
+//!
+//! ### Local callers
+//!
+//! A desktop host that starts the server over stdio has no token to send, so a tool with
+//! `scopes = [...]` is hidden from it and refused. Say what the local user may do:
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Close a ticket.
+//! #[tool(scopes = ["tickets:write"])]
+//! fn close_ticket(id: u32) -> String {
+//!     format!("closed #{id}")
+//! }
+//!
+//! let server = Server::builder()
+//!     .tool(close_ticket {})
+//!     .stdio_caller(Caller::new("desktop-user").with_scopes(["tickets:write"]))
+//!     .build();
+//! # assert!(server.is_ok());
+//! ```
+//!
+//! An HTTP endpoint without `auth` takes one explicitly, for the clients that connect from this
+//! machine only (`HttpOptions::default().local_caller(caller)`): a client from any other address
+//! stays anonymous, and an endpoint with `auth` refuses the setting.

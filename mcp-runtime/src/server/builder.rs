@@ -418,6 +418,24 @@ impl ServerBuilder {
         self.register(prompt.into_prompt())
     }
 
+    /// The principal of every request that arrives on stdio: the local user who started the
+    /// process. Its scopes open scoped primitives (`#[tool(scopes = [...])]`) to a desktop host,
+    /// which over stdio has no token to send; without it, stdio requests are anonymous. (An
+    /// HTTP endpoint without `auth` takes one for its loopback clients:
+    /// [`HttpOptions::local_caller`](crate::HttpOptions::local_caller).)
+    ///
+    /// ```
+    /// use mcp_runtime::{Caller, Server};
+    /// let server = Server::builder()
+    ///     .stdio_caller(Caller::new("desktop-user").with_scopes(["tickets:write"]))
+    ///     .build();
+    /// # assert!(server.is_ok());
+    /// ```
+    pub fn stdio_caller(mut self, caller: crate::context::Caller) -> Self {
+        self.config.stdio_caller = Some(Arc::new(caller));
+        self
+    }
+
     /// Serves a set of skills (the Skills extension, `io.modelcontextprotocol/skills`): a
     /// folder read when the server is built ([`Skills::dir`]), or one embedded at compile time
     /// (`skills!`). Declares the extension (with `directoryRead`) in `server/discover` and

@@ -36,6 +36,9 @@ pub(crate) struct Connection {
     in_flight: InFlight,
     tasks: JoinSet<()>,
     out: mpsc::Sender<Bytes>,
+    /// The principal of every message, when the server names one for this transport
+    /// (`ServerBuilder::stdio_caller`): the local user who started the process.
+    caller: Option<Arc<crate::context::Caller>>,
 }
 
 /// Which revision the connection speaks.
@@ -63,6 +66,10 @@ impl Connection {
             Some(_) => Era::Undecided,
             None => Era::Modern,
         };
+        let caller = match transport {
+            Transport::Stdio => dispatcher.config.stdio_caller.clone(),
+            Transport::Http => None,
+        };
         Connection {
             dispatcher,
             transport,
@@ -71,6 +78,7 @@ impl Connection {
             in_flight: InFlight::default(),
             tasks: JoinSet::new(),
             out,
+            caller,
         }
     }
 
@@ -106,7 +114,7 @@ impl Connection {
 
     fn modern_message(&mut self, text: &[u8]) {
         let ingress = Ingress {
-            caller: None,
+            caller: self.caller.clone(),
             checks: Some(&self.in_flight),
             transport: Some(self.transport),
             client: None,
@@ -171,7 +179,7 @@ impl Connection {
         };
         let from = Inbound {
             session: opened.as_deref(),
-            caller: None,
+            caller: self.caller.clone(),
             client: None,
             transport: self.transport,
             back_channel: true,

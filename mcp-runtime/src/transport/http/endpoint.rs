@@ -50,6 +50,17 @@ pub(super) fn client_address(
     rate::client_address(options.trust_forwarded, &parts.headers, peer)
 }
 
+/// The endpoint's local caller ([`HttpOptions::local_caller`]), for a request whose connection
+/// comes from a loopback address (the socket's, never a forwarding header's).
+pub(super) fn local_caller(
+    options: &HttpOptions,
+    parts: &http::request::Parts,
+) -> Option<Arc<Caller>> {
+    let caller = options.local_caller.as_ref()?;
+    let peer = peer::peer_of(&parts.extensions)?;
+    peer.ip().is_loopback().then(|| caller.clone())
+}
+
 /// The DNS-rebinding guard every request passes first: the refusal, if any.
 pub(super) fn guarded(options: &HttpOptions, headers: &http::HeaderMap) -> Option<Response> {
     match guard::judge_host(options, headers) {
@@ -74,7 +85,7 @@ pub(super) async fn admit(
 ) -> Result<(Option<Arc<Caller>>, Option<Body>), Response> {
     let options = &endpoint.options;
     let (caller, body) = match &options.auth {
-        None => (None, body),
+        None => (local_caller(options, parts), body),
         Some(rs) => match auth::authenticate(rs, &parts.headers).await {
             Ok(caller) => (caller, body),
             Err(why) => {

@@ -51,6 +51,8 @@ pub struct HttpOptions {
     pub(super) max_connections: Option<usize>,
     pub(super) keepalive: Duration,
     pub(super) auth: Option<ResourceServer>,
+    /// The principal of requests from loopback clients, on an endpoint without `auth`.
+    pub(super) local_caller: Option<std::sync::Arc<crate::context::Caller>>,
     pub(super) rate: Option<(u32, Duration)>,
     pub(super) trust_forwarded: bool,
     pub(super) shutdown_grace: Duration,
@@ -72,6 +74,7 @@ impl Default for HttpOptions {
             max_connections: None,
             keepalive: Duration::from_secs(15),
             auth: None,
+            local_caller: None,
             rate: None,
             trust_forwarded: false,
             shutdown_grace: Duration::from_secs(10),
@@ -95,6 +98,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_connections", &self.max_connections)
             .field("keepalive", &self.keepalive)
             .field("auth", &self.auth)
+            .field("local_caller", &self.local_caller)
             .field("rate", &self.rate)
             .field("trust_forwarded", &self.trust_forwarded)
             .field("shutdown_grace", &self.shutdown_grace)
@@ -205,6 +209,22 @@ impl HttpOptions {
         self.auth = Some(resource_server);
         self
     }
+    /// The principal of every request a loopback client sends to an endpoint without
+    /// [`auth`](Self::auth): what a desktop host on this machine may do, by its scopes (a tool
+    /// with `scopes = [...]` is otherwise hidden from, and refused to, an anonymous caller).
+    /// Only requests whose connection comes from a loopback address get it (forwarding
+    /// headers play no part); any other client stays anonymous. An endpoint with `auth` refuses
+    /// this setting: its callers are the tokens'.
+    ///
+    /// ```
+    /// use mcp_runtime::{Caller, HttpOptions};
+    /// let options = HttpOptions::default()
+    ///     .local_caller(Caller::new("desktop-user").with_scopes(["tickets:write"]));
+    /// ```
+    pub fn local_caller(mut self, caller: crate::context::Caller) -> Self {
+        self.local_caller = Some(std::sync::Arc::new(caller));
+        self
+    }
     /// Limits each caller to `requests` per `per` (token buckets: bursts of up to `requests`,
     /// refilled evenly). Callers are told apart by their token's issuer and subject; anonymous
     /// requests by the client's address. A request over the limit gets 429 with `Retry-After`
@@ -291,6 +311,13 @@ impl HttpOptions {
     /// assert!(clash.contains("`/mcp`"), "{clash}");
     /// ```
     pub fn check(&self) -> Result<(), String> {
+        if self.auth.is_some() && self.local_caller.is_some() {
+            return Err(
+                "an endpoint with `auth` authenticates every caller by its token: a \
+                 `local_caller` would bypass it"
+                    .into(),
+            );
+        }
         #[cfg(feature = "lab")]
         let lab = self.lab_clash();
         #[cfg(not(feature = "lab"))]

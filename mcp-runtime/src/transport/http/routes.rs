@@ -3,7 +3,7 @@
 //! health and the lab page.
 
 use super::answer::answer;
-use super::endpoint::{Endpoint, admit, client_address, guarded, read_body};
+use super::endpoint::{Endpoint, admit, client_address, guarded, local_caller, read_body};
 use super::headers::{self, HeaderChecks};
 use super::respond::{method_not_allowed, plain_status, transport_error};
 use super::{auth, connections, cors, era, guard, health, legacy, negotiate, sse};
@@ -153,7 +153,7 @@ async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
         return refused;
     }
     let (caller, body) = if options.auth.is_none() && endpoint.limiter.is_none() {
-        (None, body)
+        (local_caller(options, &parts), body)
     } else {
         match Box::pin(admit(&endpoint, &parts, Some(body))).await {
             Ok((caller, Some(body))) => (caller, body),

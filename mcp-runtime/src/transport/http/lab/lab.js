@@ -591,7 +591,8 @@ async function discover() {
   showServer(result);
   setStatus(node, "completed");
   const offered = Object.keys(result.capabilities || {}).filter((k) => ["tools", "resources", "prompts"].includes(k));
-  $(".detail", node).textContent = `Supported versions ${(result.supportedVersions || []).join(", ")}; the server advertises ${offered.length ? offered.join(", ") : "no primitives"}.`;
+  const extensions = Object.keys((result.capabilities && result.capabilities.extensions) || {});
+  $(".detail", node).textContent = `Supported versions ${(result.supportedVersions || []).join(", ")}; the server advertises ${offered.length ? offered.join(", ") : "no primitives"}${extensions.length ? `; extensions ${extensions.join(", ")}` : ""}.`;
   return result;
 }
 
@@ -604,21 +605,38 @@ function showServer(result) {
   }
 }
 
-async function listAll(kind, node) {
-  const spec = KINDS[kind];
+// One request with the page's `_meta` after `params`: { result } when it completes, otherwise
+// { failure, challenge } (a result other than `complete` is a failure here: the callers answer no
+// client input).
+async function requestResult(method, params) {
+  const answer = await request(method, { ...params, _meta: requestMeta() });
+  if (answer.failure) return { failure: answer.failure, challenge: answer.challenge };
+  if (answer.message.error) return { failure: errorText(answer.message), challenge: answer.challenge };
+  const result = answer.message.result || {};
+  if (result.resultType !== undefined && result.resultType !== "complete") {
+    return { failure: `resultType ${result.resultType}, which this request does not expect` };
+  }
+  return { result };
+}
+
+// Every page of a list (its items in the result's `key`), following nextCursor: { items }, or the
+// failure of the first page that fails.
+async function listPages(method, key, params = {}) {
   const items = [];
   let cursor;
   do {
-    const params = cursor === undefined ? { _meta: requestMeta() } : { cursor, _meta: requestMeta() };
-    const answer = await request(spec.list, params);
-    if (answer.failure) return { failure: answer.failure, challenge: answer.challenge };
-    if (answer.message.error) return { failure: errorText(answer.message) };
-    const result = answer.message.result || {};
-    if (!lab.discovered) showServer(result);
-    items.push(...(result[spec.items] || []));
-    cursor = result.nextCursor;
+    const answer = await requestResult(method, cursor === undefined ? params : { ...params, cursor });
+    if (answer.failure) return answer;
+    if (!lab.discovered) showServer(answer.result);
+    items.push(...(answer.result[key] || []));
+    cursor = answer.result.nextCursor;
   } while (cursor !== undefined && cursor !== null);
   return { items };
+}
+
+async function listAll(kind) {
+  const spec = KINDS[kind];
+  return listPages(spec.list, spec.items);
 }
 
 async function primitive(kind) {
@@ -634,7 +652,7 @@ async function primitive(kind) {
     return;
   }
   setStatus(node, "running");
-  const listed = await listAll(kind, node);
+  const listed = await listAll(kind);
   if (listed.failure) {
     setStatus(node, "error");
     $(".detail", node).textContent = `${spec.list}: ${listed.failure}${listed.challenge ? ` — ${listed.challenge}` : ""}`;
@@ -714,6 +732,241 @@ async function primitive(kind) {
   }
 }
 
+// ---------------------------------------------------------------- the skills extension
+
+const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+const DIRECTORY_MIME_TYPE = "inode/directory";
+
+// The skills extension's settings in a discover result, or null when the server does not declare it.
+function skillsExtension(discovered) {
+  const extensions = discovered && discovered.capabilities && discovered.capabilities.extensions;
+  const declared = extensions && extensions[SKILLS_EXTENSION];
+  return declared && typeof declared === "object" ? declared : null;
+}
+
+// Shows the Skills card when discovery declared the extension; folders are read only when it
+// declares `directoryRead` too.
+function offerSkills(discovered) {
+  const box = card("skills");
+  const declared = skillsExtension(discovered);
+  box.hidden = !declared;
+  box.directoryRead = Boolean(declared && declared.directoryRead === true);
+  $(':scope > .actions [data-action="read-folder"]', box).disabled = !box.directoryRead;
+}
+
+function skillPane(name) {
+  return $(`.skill-pane[data-pane="${name}"]`, card("skills"));
+}
+
+function setNote(pane, status, text) {
+  const note = $(".note", pane);
+  note.dataset.status = status;
+  note.textContent = text;
+}
+
+// Shows a pane's request as running and returns whether its answer still belongs there when it
+// comes (a later request in the same pane, or a reset, takes the pane over).
+function startPane(name, text) {
+  const pane = skillPane(name);
+  const ticket = (pane.ticket || 0) + 1;
+  pane.ticket = ticket;
+  pane.hidden = false;
+  setNote(pane, "running", text);
+  $(".skill-body", pane).replaceChildren();
+  return () => pane.ticket === ticket;
+}
+
+function finishPane(name, status, text, ...children) {
+  const pane = skillPane(name);
+  setNote(pane, status, text);
+  $(".skill-body", pane).replaceChildren(...children);
+  // The transcript took the view while the request ran: bring the answer back into it.
+  pane.scrollIntoView({ block: "nearest" });
+}
+
+function failureText(answer) {
+  return `${answer.failure}${answer.challenge ? ` — WWW-Authenticate: ${answer.challenge}` : ""}`;
+}
+
+// A value of the server's as plain text (frontmatter values may be any JSON).
+function plain(value) {
+  if (value === undefined || value === null) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+// `sha256:` and the first 12 hex digits; the whole digest goes in the title.
+function shortDigest(digest) {
+  const text = plain(digest);
+  const keep = text.indexOf(":") + 13;
+  return text.length > keep ? `${text.slice(0, keep)}…` : text;
+}
+
+// The decoded length of base64 text, without decoding it.
+function base64Length(text) {
+  const clean = text.replace(/\s/g, "");
+  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
+  return Math.floor((clean.length * 3) / 4) - padding;
+}
+
+// The folder of a skill: its SKILL.md URI without `/SKILL.md`.
+function skillFolder(uri) {
+  return uri.replace(/\/SKILL\.md$/, "");
+}
+
+// The folder above `uri`, or null at the top (`skill://name`).
+function parentFolder(uri) {
+  const start = uri.indexOf("://");
+  const slash = uri.lastIndexOf("/");
+  return start >= 0 && slash > start + 2 ? uri.slice(0, slash) : null;
+}
+
+function skillButton(action, text, uri, disabled = false) {
+  return el("button", { type: "button", "data-action": action, text, disabled, onclick: () => skillAction(action, uri) });
+}
+
+async function listSkills() {
+  const box = card("skills");
+  const current = startPane("list", "skills/list …");
+  const listed = await listPages("skills/list", "skills");
+  if (!current()) return;
+  if (listed.failure) {
+    $(".count", box).textContent = "not listed";
+    finishPane("list", "error", `skills/list: ${failureText(listed)}`);
+    return;
+  }
+  const n = listed.items.length;
+  $(".count", box).textContent = `${n} listed`;
+  finishPane("list", "completed", n ? `${n} skill${n === 1 ? "" : "s"}.` : "The server lists no skills.",
+    el("ol", { class: "skill-items" }, ...listed.items.map(skillItem)));
+}
+
+function skillItem(skill) {
+  const frontmatter = skill.frontmatter || {};
+  const uri = plain(skill.uri);
+  return el("li", { class: "skill", "data-uri": uri },
+    el("span", { class: "skill-name", text: plain(frontmatter.name) || "(no name)" }),
+    el("code", { class: "skill-uri", text: uri }),
+    el("p", { class: "skill-description", text: plain(frontmatter.description) }),
+    el("div", { class: "actions" },
+      skillButton("get-skill", "Get", uri),
+      skillButton("read-folder", "Browse folder", skillFolder(uri), !card("skills").directoryRead)));
+}
+
+async function getSkill(uri) {
+  const current = startPane("manifest", `skills/get ${uri} …`);
+  const answer = await requestResult("skills/get", { uri });
+  if (!current()) return;
+  if (answer.failure) {
+    finishPane("manifest", "error", `skills/get: ${failureText(answer)}`);
+    return;
+  }
+  const skill = answer.result.skill || {};
+  const files = Array.isArray(skill.resources) ? skill.resources : null;
+  const summary = files
+    ? `${plain(skill.uri)}: ${files.length} file${files.length === 1 ? "" : "s"}.`
+    : `${plain(skill.uri)}: resources ${plain(skill.resources)} (generated content, no manifest).`;
+  finishPane("manifest", "completed", summary,
+    el("pre", { class: "frontmatter", text: pretty(skill.frontmatter || {}) }),
+    files ? manifestTable(files) : null);
+}
+
+function manifestTable(files) {
+  const head = el("tr", {}, ...["URI", "bytes", "digest", ""].map((text) => el("th", { text })));
+  const rows = files.map((file) => {
+    const uri = plain(file.uri);
+    return el("tr", { "data-uri": uri },
+      el("td", {}, el("code", { text: uri })),
+      el("td", { class: "size", text: plain(file.size) }),
+      el("td", {}, el("code", { class: "digest", title: plain(file.digest), text: shortDigest(file.digest) })),
+      el("td", {}, skillButton("read-file", "Open", uri)));
+  });
+  return el("table", { class: "manifest" }, el("thead", {}, head), el("tbody", {}, ...rows));
+}
+
+async function readSkillFile(uri) {
+  const current = startPane("file", `resources/read ${uri} …`);
+  const answer = await requestResult("resources/read", { uri });
+  if (!current()) return;
+  if (answer.failure) {
+    finishPane("file", "error", `resources/read: ${failureText(answer)}`);
+    return;
+  }
+  const contents = answer.result.contents || [];
+  finishPane("file", "completed", `${uri}: ${contents.length} content${contents.length === 1 ? "" : "s"}.`,
+    ...contents.map(fileContent));
+}
+
+// One content of a read: text shown as text, a blob as its MIME type and length only.
+function fileContent(content) {
+  const uri = plain(content.uri);
+  const head = el("p", { class: "hint", text: `${uri}${content.mimeType ? ` · ${plain(content.mimeType)}` : ""}` });
+  let body;
+  if (typeof content.text === "string") {
+    body = el("pre", { class: "file-text", text: content.text });
+  } else if (typeof content.blob === "string") {
+    const type = content.mimeType ? plain(content.mimeType) : "no MIME type";
+    body = el("p", { class: "file-blob", text: `binary, ${type}, ${base64Length(content.blob)} bytes (not shown)` });
+  } else {
+    body = el("pre", { class: "file-text", text: pretty(content) });
+  }
+  return el("div", { class: "skill-file", "data-uri": uri }, head, body);
+}
+
+async function readSkillFolder(uri) {
+  const current = startPane("folder", `resources/directory/read ${uri} …`);
+  const listed = await listPages("resources/directory/read", "resources", { uri });
+  if (!current()) return;
+  if (listed.failure) {
+    finishPane("folder", "error", `resources/directory/read: ${failureText(listed)}`);
+    return;
+  }
+  const parent = parentFolder(uri);
+  const n = listed.items.length;
+  finishPane("folder", "completed", `${uri}: ${n} entr${n === 1 ? "y" : "ies"}.`,
+    parent ? el("div", { class: "actions" }, skillButton("read-folder", `Up to ${parent}`, parent)) : null,
+    el("ol", { class: "folder-entries" }, ...listed.items.map(folderEntry)));
+}
+
+function folderEntry(entry) {
+  const uri = plain(entry.uri);
+  const folder = entry.mimeType === DIRECTORY_MIME_TYPE;
+  const about = folder ? "folder" : [plain(entry.mimeType) || "no MIME type", entry.size !== undefined ? `${plain(entry.size)} bytes` : ""]
+    .filter(Boolean).join(" · ");
+  return el("li", { class: "folder-entry", "data-uri": uri, "data-entry": folder ? "folder" : "file" },
+    el("span", { class: "entry-name", text: `${plain(entry.name)}${folder ? "/" : ""}` }),
+    el("code", { text: uri }),
+    el("span", { class: "hint", text: about }),
+    folder ? skillButton("read-folder", "Open folder", uri) : skillButton("read-file", "Open", uri));
+}
+
+const SKILL_ACTIONS = {
+  "list-skills": listSkills,
+  "get-skill": getSkill,
+  "read-file": readSkillFile,
+  "read-folder": readSkillFolder,
+};
+
+// Runs one of the card's actions on the URI field, after setting it to `uri` when one is given,
+// so that the field always shows what was last asked for.
+function skillAction(action, uri) {
+  const field = $('[data-field="skill-uri"]', card("skills"));
+  if (uri !== undefined && action !== "list-skills") field.value = uri;
+  return SKILL_ACTIONS[action](field.value);
+}
+
+function resetSkills() {
+  const box = card("skills");
+  box.hidden = true;
+  $(".count", box).textContent = "not listed";
+  $('[data-field="skill-uri"]', box).value = "";
+  for (const pane of box.querySelectorAll(".skill-pane")) {
+    pane.ticket = (pane.ticket || 0) + 1;
+    pane.hidden = pane.dataset.pane !== "list";
+    setNote(pane, "idle", pane.dataset.pane === "list" ? "not listed yet" : "");
+    $(".skill-body", pane).replaceChildren();
+  }
+}
+
 function reset() {
   lab.nextId = 0;
   transcript.value = 0;
@@ -738,6 +991,7 @@ function reset() {
     $(".outcome", box).hidden = true;
     box.chosen = null;
   }
+  resetSkills();
   setStatus($("#overall"), "idle");
 }
 
@@ -750,6 +1004,7 @@ async function run() {
   setStatus($("#overall"), "running");
   try {
     lab.discovered = await discover();
+    offerSkills(lab.discovered);
     for (const kind of Object.keys(KINDS)) await primitive(kind);
     const states = [...document.querySelectorAll(".steps li")].map((n) => n.dataset.status);
     setStatus($("#overall"), states.every((s) => s === "completed") ? "completed" : "finished");
@@ -842,5 +1097,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#reset").addEventListener("click", () => !lab.running && reset());
   $("#listen-open").addEventListener("click", openListen);
   $("#listen-close").addEventListener("click", closeListen);
+  for (const button of document.querySelectorAll('.skills > .actions [data-action]')) {
+    button.addEventListener("click", () => skillAction(button.dataset.action));
+  }
   document.body.dataset.ready = "true";
 });
