@@ -34,8 +34,10 @@ use proc_macro::TokenStream;
 
 /// Turns a function into an MCP tool.
 ///
-/// ```ignore
-/// use mcp_runtime::{tool, Json, Progress};
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
 ///
 /// /// Add two integers.
 /// /// Use only for arithmetic addition.
@@ -44,14 +46,38 @@ use proc_macro::TokenStream;
 ///     a + b
 /// }
 ///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Matches {
+///     titles: Vec<String>,
+/// }
+///
 /// /// Search documents the connected user is authorized to read.
-/// #[tool]
+/// #[tool(scopes = ["docs:read"])]
 /// async fn search_private_docs(
 ///     /// Words to look for.
-///     #[schemars(length(min = 3))] query: String,
-///     limit: i64,
+///     #[schemars(length(min = 3))]
+///     query: String,
+///     limit: Option<u32>,
 ///     progress: Progress,
-/// ) -> Result<Json<Matches>, SearchError> { /* ... */ }
+/// ) -> Result<Json<Matches>, McpError> {
+///     progress.report(1.0, Some(1.0), Some("searched"));
+///     let titles = vec![format!("{query} (1 of {})", limit.unwrap_or(10))];
+///     Ok(Json(Matches { titles }))
+/// }
+///
+/// /// Build the quarterly report (minutes of work: a task for clients that declare the tasks
+/// /// extension).
+/// #[tool(task = "optional")]
+/// async fn quarterly_report(quarter: u8) -> String {
+///     format!("Q{quarter} report")
+/// }
+///
+/// let server = Server::builder()
+///     .tool(add {})
+///     .tool(search_private_docs {})
+///     .tool(quarterly_report {})
+///     .build();
+/// assert!(server.is_ok());
 /// ```
 ///
 /// # Arguments of the attribute
@@ -64,6 +90,11 @@ use proc_macro::TokenStream;
 /// | `annotations(read_only, destructive = false, idempotent, open_world = false, title = "...")` | behaviour hints; a bare flag means `true` | none |
 /// | `icon(src = "...", mime_type = "...", sizes = "48x48 96x96", theme = "dark")` | an icon; repeat for several | none |
 /// | `meta = <expr>` | `_meta` of the listing: an expression giving a JSON object, like `serde_json::json!({...})` | none |
+/// | `scopes = ["docs:read", ...]` | OAuth scopes the caller's token must grant (all of them): without them the tool is not listed and a call is refused with a challenge | none |
+/// | `authorize = path::to::async_fn` | a custom check, `async fn(AccessRequest) -> Result<(), Denied>` (`mcp_runtime::auth`), asked before every call and for every listing | none |
+/// | `task = "optional"` \| `"required"` | runs as a task of the tasks extension: for clients that declare it (`optional`), or always (`required`, others get `-32021`); the function must be `async` | not a task |
+/// | `ui = "ui://..."` | the MCP Apps view the tool is linked to (`_meta.ui.resourceUri`); serve it with a `UiResource` | none |
+/// | `visibility = ["model", "app"]` | who may call a tool linked to a view: `["app"]` for one only its view calls | both |
 /// | `crate = path` | where `mcp_runtime` is, if renamed | `::mcp_runtime` |
 ///
 /// # Parameters
@@ -97,8 +128,9 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Turns a function into an MCP resource (fixed URI) or resource template (RFC 6570).
 ///
-/// ```ignore
-/// use mcp_runtime::resource;
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::handler::CompletionRequest;
 ///
 /// /// Service configuration.
 /// #[resource("config://service", mime_type = "application/json", cache(ttl_ms = 30000, scope = "private"))]
@@ -106,8 +138,27 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     r#"{"region":"local"}"#.into()
 /// }
 ///
-/// #[resource("docs://{id}/text", name = "document", complete(id = ["doc_1", "doc_2"]))]
-/// async fn document(id: String) -> Result<String, std::io::Error> { /* ... */ }
+/// /// The ids of documents starting with what was typed (a completion function: it gets the
+/// /// request, and reaches shared state through `req.request.state::<T>()`).
+/// async fn document_ids(req: CompletionRequest) -> Vec<String> {
+///     ["doc_1", "doc_2"]
+///         .into_iter()
+///         .filter(|id| id.starts_with(&req.value))
+///         .map(String::from)
+///         .collect()
+/// }
+///
+/// /// One document's text.
+/// #[resource("docs://{id}/text", name = "document", complete(id = document_ids))]
+/// async fn document(id: String) -> Result<String, McpError> {
+///     Ok(format!("the text of {id}"))
+/// }
+///
+/// let server = Server::builder()
+///     .resource(service_config {})
+///     .resource_template(document {})
+///     .build();
+/// assert!(server.is_ok());
 /// ```
 ///
 /// # Arguments of the attribute
@@ -122,7 +173,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `size = N` | size in bytes (fixed URIs only) | none |
 /// | `icon(src = "...", mime_type = "...", sizes = "...", theme = "...")` | an icon; repeatable | none |
 /// | `cache(ttl_ms = N, scope = "public" \| "private")` | caching hint of `resources/read` results | the server's |
-/// | `complete(var = path::to::async_fn, other = ["a", "b"])` | completions of template variables | none |
+/// | `complete(var = path::to::async_fn, other = ["a", "b"])` | completions of template variables: a list of values (completed by prefix), or an `async fn(CompletionRequest) -> Vec<String>` | none |
+/// | `scopes = [...]`, `authorize = path` | what a caller needs to see and read it, as for `#[tool]` | none |
 /// | `crate = path` | where `mcp_runtime` is, if renamed | `::mcp_runtime` |
 ///
 /// Every template variable must be a parameter of the function, parsed with `FromStr`
@@ -136,8 +188,8 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Turns a function into an MCP prompt.
 ///
-/// ```ignore
-/// use mcp_runtime::prompt;
+/// ```
+/// use mcp_runtime::{Server, prompt};
 ///
 /// /// Create a source-grounded briefing for a named audience.
 /// #[prompt(title = "Draft a policy briefing", complete(audience = ["support managers", "legal"]))]
@@ -147,8 +199,11 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     /// How many words at most
 ///     words: Option<u32>,
 /// ) -> String {
-///     format!("Draft a concise briefing for {audience}.")
+///     let words = words.unwrap_or(300);
+///     format!("Draft a concise briefing of at most {words} words for {audience}.")
 /// }
+///
+/// assert!(Server::builder().prompt(draft_policy_brief {}).build().is_ok());
 /// ```
 ///
 /// # Arguments of the attribute
@@ -159,7 +214,8 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `title = "..."` | display title | none |
 /// | `description = "..."` | description | the `///` doc comment |
 /// | `icon(...)` | an icon; repeatable | none |
-/// | `complete(arg = path::to::async_fn, other = ["a", "b"])` | completions of arguments | none |
+/// | `complete(arg = path::to::async_fn, other = ["a", "b"])` | completions of arguments: a list of values, or an `async fn(CompletionRequest) -> Vec<String>` | none |
+/// | `scopes = [...]`, `authorize = path` | what a caller needs to see and get it, as for `#[tool]` | none |
 /// | `crate = path` | where `mcp_runtime` is, if renamed | `::mcp_runtime` |
 ///
 /// Arguments arrive as strings and are parsed with `FromStr` (a parse failure is a `-32602`
@@ -176,7 +232,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// become primitives, and the value registered with `ServerBuilder::handlers` is the `&self`
 /// they are called on (the server's shared state).
 ///
-/// ```ignore
+/// ```
 /// use mcp_runtime::{handlers, Server};
 /// use std::sync::Mutex;
 ///
@@ -200,7 +256,8 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     }
 /// }
 ///
-/// let server = Server::builder().handlers(Notes::default()).build()?;
+/// let server = Server::builder().handlers(Notes::default()).build();
+/// assert!(server.is_ok());
 /// ```
 ///
 /// Each method takes the attribute's usual arguments and parameters. A method takes `&self`
@@ -216,7 +273,7 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Derives `ElicitForm` (for a struct of flat fields: the form's `requestedSchema`) or
 /// `FormField` (for a fieldless enum: a string choice).
 ///
-/// ```ignore
+/// ```
 /// use mcp_runtime::ElicitForm;
 ///
 /// #[derive(serde::Deserialize, ElicitForm)]
@@ -231,6 +288,9 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// #[derive(serde::Deserialize, ElicitForm)]
 /// enum Depth { Quick, #[form(rename = "thorough")] Thorough }
+///
+/// let schema = <ReviewGoal as mcp_runtime::ElicitForm>::requested_schema();
+/// assert_eq!(schema["properties"]["goal"]["minLength"], 3);
 /// ```
 ///
 /// | field attribute | schema keyword |
@@ -261,9 +321,11 @@ pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
 /// `println!("cargo::rerun-if-changed=src/skills");` (the folder, relative to `Cargo.toml`) so
 /// that adding a file rebuilds it too.
 ///
-/// ```ignore
+/// ```
 /// use mcp_runtime::{Server, skills};
-/// let server = Server::builder().skills(skills!("skills")).build()?;
+/// // This crate's own test folder of one skill.
+/// let server = Server::builder().skills(skills!("../tests/skills")).build();
+/// assert!(server.is_ok());
 /// ```
 #[proc_macro]
 pub fn skills(input: TokenStream) -> TokenStream {
