@@ -447,6 +447,15 @@ fn missing_shared_state_fails_the_build_naming_the_primitive_and_the_type() {
         .state(Config("on".into()))
         .build();
     assert!(server.is_ok(), "{:?}", server.err());
+    // Registering by hand what the inventory collected already says why it is twice.
+    let err = Server::from_inventory()
+        .handlers(Notes::default())
+        .state(Config("on".into()))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("already collects"), "{err}");
+    assert!(err.contains("Server::builder()"), "{err}");
 }
 
 #[tokio::test]

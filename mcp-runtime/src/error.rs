@@ -285,6 +285,17 @@ impl fmt::Display for BuildError {
                 first,
                 second,
             } => match (first, second) {
+                // One declaration, registered twice: by `Server::from_inventory()`, which
+                // collects every annotated function, and again by hand.
+                (Some(a), Some(b)) if a == b => write!(
+                    f,
+                    "{kind} `{name}` (declared at {a}) is registered twice: \
+                     `Server::from_inventory()` already collects every `#[tool]`, `#[resource]` \
+                     and `#[prompt]` (and the methods of `#[handlers]` impls), so registering it \
+                     again by hand (`.tool(...)`, `.handlers(...)`, …) adds it a second time; \
+                     use `Server::builder()` to register by hand, or drop the second registration \
+                     (give `from_inventory()` a `#[handlers]` value with `.state(value)`)"
+                ),
                 (Some(a), Some(b)) => {
                     write!(f, "{kind} `{name}` is registered twice: at {a} and at {b}")
                 }

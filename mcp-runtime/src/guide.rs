@@ -12,6 +12,7 @@
 //! serde = { version = "1", features = ["derive"] }
 //! schemars = "1"   # 1.x: the `JsonSchema` derive of your argument and result types
 //! serde_json = "1"
+//! axum = "0.8"     # only to mount the server in an axum app of your own (section 10)
 //! ```
 //!
 //! ## 2. A tool, and serving it
@@ -406,12 +407,12 @@
 //!         .route("/health", axum::routing::get(|| async { "ok" }))
 //!         .merge(mcp.into_router(HttpOptions::default().allow_host("mcp.example.com")));
 //!     let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
-//!     // Made into a service once: a plain `Router` has its route table rebuilt for every
-//!     // connection (2.3 KB held per open connection, which listen streams keep open).
-//!     // (`Server::run` goes further: hyper's HTTP/1 connection instead of `axum::serve`'s
-//!     // protocol-detecting one, ≈ 8 KiB less per open connection;
-//!     // BENCHMARKS.md, "The accept loop".)
-//!     axum::serve(listener, app.into_make_service()).await?;
+//!     // Made into a service once (a plain `Router` rebuilds its route table for every
+//!     // connection), with each connection's address: the lab page is served to loopback
+//!     // clients only, and anonymous callers' shares and rate limits are counted by address,
+//!     // so without it the page answers 403 and every anonymous client shares one share.
+//!     let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+//!     axum::serve(listener, app).await?;
 //!     Ok(())
 //! }
 //! ```

@@ -555,8 +555,10 @@ fn state_keys_from_env(asks_input: bool) -> Result<KeyRing, BuildError> {
     }
     const MSG: &str = "no requestState key configured (MCP_STATE_KEY or ServerBuilder::state_keys): \
          generated a random one, so multi-round requests only resume on this instance";
-    if !asks_input {
-        // Nothing asks the client for input: a state is never sealed, so nothing to warn of.
+    // Once per process: a test suite builds many servers.
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !asks_input || WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        // Nothing asks the client for input (a state is never sealed), or it was said already.
     } else if tracing::dispatcher::has_been_set() {
         tracing::warn!("{MSG}");
     } else {
