@@ -9,8 +9,8 @@ mod common;
 use mcp_runtime::protocol::{CacheScope, LoggingLevel};
 use mcp_runtime::testing::{ClientError, Elicited, TestClient};
 use mcp_runtime::{
-    CacheTarget, Elicitation, Logger, PrimitiveKind, Progress, Roots, Sampled, Server, State,
-    handlers, tool,
+    CacheTarget, Elicitation, Logger, PrimitiveKind, Progress, RequestContext, Roots, Sampled,
+    Server, State, handlers, tool,
 };
 use serde_json::{Value, json};
 use std::sync::Mutex;
@@ -43,6 +43,24 @@ impl Notes {
         }
         let mut notes = self.notes.lock().unwrap();
         notes.retain(|(_, t)| *t != tag);
+        format!("{} left", notes.len())
+    }
+
+    /// Deletes note number `index` (from 1), after asking with its text.
+    #[tool]
+    fn delete_note(
+        &self,
+        index: usize,
+        #[elicit(message = Self::confirm_delete)] confirm: Elicitation<String>,
+    ) -> String {
+        if !matches!(confirm, Elicitation::Accepted(_)) {
+            return "kept".to_owned();
+        }
+        let mut notes = self.notes.lock().unwrap();
+        if index == 0 || index > notes.len() {
+            return "no such note".to_owned();
+        }
+        notes.remove(index - 1);
         format!("{} left", notes.len())
     }
 
@@ -80,6 +98,39 @@ impl Notes {
     #[tool]
     fn health() -> &'static str {
         "ok"
+    }
+}
+
+impl Notes {
+    /// The question `delete_note` asks: the note's own text, from the store.
+    fn confirm_delete(&self, _cx: &RequestContext, index: &usize) -> String {
+        let notes = self.notes.lock().unwrap();
+        match index.checked_sub(1).and_then(|i| notes.get(i)) {
+            Some((text, _)) => format!("Delete note #{index} \"{text}\"?"),
+            None => format!("Delete note #{index}?"),
+        }
+    }
+}
+
+/// The question `rename_tag` asks, computed from the request's shared state and arguments.
+fn confirm_rename(cx: &RequestContext, from: &String, to: &String) -> String {
+    let config = cx
+        .state::<Config>()
+        .map(|c| c.0.clone())
+        .unwrap_or_default();
+    format!("Rename tag {from} to {to} (config {config})?")
+}
+
+/// Renames a tag after asking (a free function whose question is computed).
+#[tool]
+fn rename_tag(
+    from: String,
+    to: String,
+    #[elicit(message = confirm_rename)] confirm: Option<Elicitation<String>>,
+) -> String {
+    match confirm {
+        Some(Elicitation::Accepted(_)) => format!("{from} is now {to}"),
+        _ => "unchanged".to_owned(),
     }
 }
 
@@ -147,7 +198,14 @@ async fn an_impl_block_serves_its_methods_on_one_value() {
     names.sort();
     assert_eq!(
         names,
-        ["create_note", "delete_tagged", "health", "shout", "title"]
+        [
+            "create_note",
+            "delete_note",
+            "delete_tagged",
+            "health",
+            "shout",
+            "title"
+        ]
     );
     let tools = client.list_tools().await.unwrap();
     let create = tools.iter().find(|t| t.name == "create_note").unwrap();
@@ -221,6 +279,45 @@ async fn elicitation_messages_interpolate_the_arguments() {
     assert_eq!(
         *asked.lock().unwrap(),
         ["Delete the notes tagged todo?".to_owned()]
+    );
+
+    // A question computed by a function of the call: the note's own text.
+    asked.lock().unwrap().clear();
+    client
+        .call_tool(
+            "create_note",
+            json!({"text": "Printer on fire", "tag": "ops"}),
+        )
+        .await
+        .unwrap();
+    let r = client
+        .call_tool("delete_note", json!({"index": 1}))
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "0 left");
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["Delete note #1 \"Printer on fire\"?".to_owned()]
+    );
+    let server = Server::builder()
+        .tool(rename_tag {})
+        .state(Config("on".into()))
+        .build()
+        .unwrap();
+    asked.lock().unwrap().clear();
+    let seen = asked.clone();
+    let client = TestClient::new(server).on_elicit(move |message, _schema| {
+        seen.lock().unwrap().push(message.to_owned());
+        Elicited::Accept(json!({"value": "yes"}))
+    });
+    let r = client
+        .call_tool("rename_tag", json!({"from": "ops", "to": "it"}))
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "ops is now it");
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["Rename tag ops to it (config on)?".to_owned()]
     );
 
     // Declined: nothing is deleted.

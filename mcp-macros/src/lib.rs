@@ -113,7 +113,12 @@ use proc_macro::TokenStream;
 /// * a **client input** (MRTR): `#[roots] r: Roots`,
 ///   `#[sample(prompt = "...", max_tokens = 80, system_prompt = "...")] s: Sampled`,
 ///   `#[elicit(message = "...")] e: Elicitation<Form>`, each with an optional `key = "..."`
-///   (default: the parameter name); wrapped in `Option` when the input is optional.
+///   (default: the parameter name); wrapped in `Option` when the input is optional. Texts may
+///   name arguments (`message = "Delete the notes tagged {tag}?"`); a question computed from
+///   state is `message = path::to::fn`: a function called with the method's `&self` (in a
+///   `#[handlers]` impl, where `Self::f` works), the `&RequestContext` (shared state:
+///   `cx.state::<T>()`) and a reference to each argument in order, returning the question
+///   (`String` or `&str`).
 ///
 /// # Return type
 ///

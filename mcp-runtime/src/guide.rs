@@ -290,6 +290,45 @@
 //! # let _ = Server::builder().tool(delete_tag {}).build().unwrap();
 //! ```
 //!
+//! A question that depends on state (`Close ticket #1 "Printer on fire"?`) names a function
+//! instead of a text: it gets the method's `&self` (in a `#[handlers]` impl), the request's
+//! context and a reference to each argument.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use std::sync::Mutex;
+//!
+//! #[derive(Default)]
+//! struct Desk(Mutex<Vec<String>>);
+//!
+//! #[handlers]
+//! impl Desk {
+//!     /// Close a ticket, after the user confirms.
+//!     #[tool]
+//!     fn close_ticket(
+//!         &self,
+//!         id: usize,
+//!         #[elicit(message = Self::confirm_close)] confirm: Elicitation<String>,
+//!     ) -> String {
+//!         match confirm {
+//!             Elicitation::Accepted(_) => format!("Closed #{id}."),
+//!             _ => "Left open.".into(),
+//!         }
+//!     }
+//! }
+//!
+//! impl Desk {
+//!     fn confirm_close(&self, _cx: &RequestContext, id: &usize) -> String {
+//!         let tickets = self.0.lock().unwrap();
+//!         match tickets.get(*id) {
+//!             Some(title) => format!("Close ticket #{id} \"{title}\"?"),
+//!             None => format!("Close ticket #{id}?"),
+//!         }
+//!     }
+//! }
+//! # let _ = Server::builder().handlers(Desk::default()).build().unwrap();
+//! ```
+//!
 //! ### Long-running tools as tasks
 //!
 //! A tool that takes minutes should not hold a request open. With `task = "optional"` a client

@@ -9,7 +9,7 @@ mod tool;
 use crate::ctxt::Ctxt;
 use crate::interpolate::placeholders;
 use crate::kind::Kind;
-use crate::model::{Function, InputKind, Model, ParamKind, Spec};
+use crate::model::{Function, InputKind, Message, Model, ParamKind, Spec};
 use syn::{GenericParam, ItemFn, LitStr};
 
 /// Everything the model must satisfy; mistakes are recorded in `cx`.
@@ -93,7 +93,11 @@ fn interpolations(cx: &Ctxt, func: &Function, kind: Kind) {
                 system_prompt,
                 ..
             } => std::iter::once(prompt).chain(system_prompt).collect(),
-            InputKind::Elicit { message, .. } => vec![message],
+            InputKind::Elicit {
+                message: Message::Text(message),
+                ..
+            } => vec![message],
+            InputKind::Elicit { .. } => Vec::new(),
         };
         for lit in texts {
             match placeholders(&lit.value()) {

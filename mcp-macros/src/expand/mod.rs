@@ -9,7 +9,7 @@ pub(crate) mod tool;
 
 use crate::attr::shared::{AccessSpec, CompletionSource, IconSpec};
 use crate::kind::Kind;
-use crate::model::{Function, Host, InputKind, ParamKind};
+use crate::model::{Function, Host, InputKind, Message, ParamKind};
 use crate::paths::Paths;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -534,7 +534,52 @@ pub(crate) fn context_and_inputs(
                     }
                 }
             }
-            InputKind::Elicit { message, form } => {
+            InputKind::Elicit {
+                message: Message::Function(path),
+                form,
+            } => {
+                let form = match form {
+                    Some(t) => quote!(#t),
+                    None => quote!(_),
+                };
+                // The function gets the receiver (a method's `&self`), the request's context
+                // and each argument, and answers the message.
+                let receiver = match &func.host {
+                    Host::Impl { receiver: true, .. } => quote!(&*__mcp_self,),
+                    _ => TokenStream::new(),
+                };
+                let arguments = func
+                    .params
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.is_argument())
+                    .map(|(i, _)| {
+                        let l = local(i);
+                        quote!(&#l)
+                    });
+                // `Self::f` names the impl's type: the handler is generated outside the impl.
+                let callee = match (&func.host, path.segments.first()) {
+                    (Host::Impl { self_ty, .. }, Some(first))
+                        if first.ident == "Self" && path.segments.len() > 1 =>
+                    {
+                        let rest = path.segments.iter().skip(1);
+                        quote_spanned!(path.span()=> <#self_ty>::#(#rest)::*)
+                    }
+                    _ => quote!(#path),
+                };
+                quote_spanned! {path.span()=> {
+                    let __mcp_message = #callee(#receiver #context, #(#arguments),*);
+                    __mcp_inputs.elicit::<#form>(
+                        #key,
+                        #required,
+                        ::core::convert::AsRef::<str>::as_ref(&__mcp_message),
+                    )
+                }}
+            }
+            InputKind::Elicit {
+                message: Message::Text(message),
+                form,
+            } => {
                 let form = match form {
                     Some(t) => quote!(#t),
                     None => quote!(_),

@@ -45,10 +45,17 @@ pub(crate) enum InputKind {
         system_prompt: Option<LitStr>,
     },
     Elicit {
-        message: LitStr,
+        message: Message,
         /// `T` of `Elicitation<T>`, when it can be read from the type.
         form: Option<Type>,
     },
+}
+
+/// What an elicitation asks: a text (with `{argument}` placeholders), or what a function of
+/// the call computes (`message = path`).
+pub(crate) enum Message {
+    Text(LitStr),
+    Function(syn::Path),
 }
 
 /// Reads the marker `a` of a client-input parameter named `name` of type `ty`.
@@ -69,7 +76,7 @@ pub(crate) fn parse(cx: &Ctxt, a: &Attribute, which: InputMarker, name: &str, ty
     let mut prompt: Slot<LitStr> = Slot::new(PROMPT);
     let mut max_tokens: Slot<LitInt> = Slot::new(MAX_TOKENS);
     let mut system_prompt: Slot<LitStr> = Slot::new(SYSTEM_PROMPT);
-    let mut message: Slot<LitStr> = Slot::new(MESSAGE);
+    let mut message: Slot<Message> = Slot::new(MESSAGE);
     let known: &[&str] = match which {
         InputMarker::Roots => &[KEY],
         InputMarker::Sample => &[PROMPT, MAX_TOKENS, SYSTEM_PROMPT, KEY],
@@ -86,7 +93,7 @@ pub(crate) fn parse(cx: &Ctxt, a: &Attribute, which: InputMarker, name: &str, ty
             PROMPT => prompt.set(cx, m, attr::string(cx, m)),
             MAX_TOKENS => max_tokens.set(cx, m, attr::integer(cx, m)),
             SYSTEM_PROMPT => system_prompt.set(cx, m, attr::string(cx, m)),
-            _ => message.set(cx, m, attr::string(cx, m)),
+            _ => message.set(cx, m, message_of(cx, m)),
         }
     }
     let key = key
@@ -128,7 +135,7 @@ pub(crate) fn parse(cx: &Ctxt, a: &Attribute, which: InputMarker, name: &str, ty
                 );
             }
             InputKind::Elicit {
-                message: message.unwrap_or_else(|| LitStr::new("", a.span())),
+                message: message.unwrap_or_else(|| Message::Text(LitStr::new("", a.span()))),
                 form: generic_arg_of(value_ty, "Elicitation").cloned(),
             }
         }
@@ -137,5 +144,24 @@ pub(crate) fn parse(cx: &Ctxt, a: &Attribute, which: InputMarker, name: &str, ty
         kind,
         key,
         optional,
+    }
+}
+
+/// `message = "..."` or `message = path::to::function`.
+fn message_of(cx: &Ctxt, meta: &Meta) -> Option<Message> {
+    match attr::expr(cx, meta)? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(Message::Text(s)),
+        syn::Expr::Path(p) if p.qself.is_none() => Some(Message::Function(p.path)),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`message` is a string (`{argument}` placeholders allowed) or the path of a \
+                 function computing it, like `message = confirm_text`",
+            );
+            None
+        }
     }
 }

@@ -10,7 +10,7 @@ mod tests;
 mod types;
 
 pub(crate) use function::{Function, Host, strip};
-pub(crate) use input::InputKind;
+pub(crate) use input::{InputKind, Message};
 pub(crate) use param::ParamKind;
 pub(crate) use template::has_scheme;
 pub(crate) use types::option_inner;
