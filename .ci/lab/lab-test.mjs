@@ -5,17 +5,23 @@
 //      JSON-equal (ids, _meta, results), and the server's audit log saw the call, read and get;
 //   2. the tool grant denied: discover, resources and prompts complete, and the server's audit log
 //      shows no tools/call;
-//   3. the resource path broken (an unknown URI): step 03 shows the -32602 envelope while steps 02
+//   3. acme-knowledge declares no skills extension: the Skills card stays hidden and no skills
+//      request is sent;
+//   4. the resource path broken (an unknown URI): step 03 shows the -32602 envelope while steps 02
 //      and 04 complete; arguments that break the tool's schema and a tool that fails (isError)
 //      show on step 02 while the later steps go on;
-//   4. acme-knowledge behind OAuth: without a token the page shows the 401 challenge; with a token
+//   5. acme-knowledge behind OAuth: without a token the page shows the 401 challenge; with a token
 //      lacking docs:read, naming the unlisted search tool shows the 403 insufficient_scope
 //      challenge while the other steps complete; with the scope, every step completes;
-//   5. study-server: prepare_review answered through the page's roots, sampling and elicitation
+//   6. study-server: prepare_review answered through the page's roots, sampling and elicitation
 //      forms completes, add with progress shows both progress notifications before its result,
 //      and its refusal of subscriptions/listen (it advertises no list changes) is shown;
-//   6. everything: a subscriptions/listen stream opened from the page shows the
-//      tools/list_changed that a tool call granted on the same page causes.
+//   7. everything: a subscriptions/listen stream opened from the page shows the
+//      tools/list_changed that a tool call granted on the same page causes;
+//   8. everything: the Skills card lists both skills, shows pdf-processing's manifest (7 files,
+//      digests of the files on disk), opens a text file and a binary one, browses its folders,
+//      shows a -32602 for an unknown skill and goes on; every request is in the transcript,
+//      answered, and carries the page's bearer token.
 // Screenshots go to OUT_DIR; with --update-docs they are also copied into docs/lab/.
 //
 // Usage: node lab-test.mjs --acme PATH --study PATH --everything PATH --seed PATH [--out DIR]
@@ -41,7 +47,9 @@ const EVERYTHING = flag("--everything");
 const SEED = flag("--seed");
 const OUT = flag("--out") || "target/lab-results";
 const UPDATE_DOCS = args.includes("--update-docs");
-const DOCS = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../docs/lab");
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+const DOCS = path.join(ROOT, "docs/lab");
+const EVERYTHING_SKILLS = path.join(ROOT, "examples/everything/skills");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const STEP_TIMEOUT = 20_000;
 if (!ACME || !STUDY || !EVERYTHING || !SEED) {
@@ -182,6 +190,33 @@ async function shot(page, name, element) {
   }
 }
 
+const paneSel = (name) => `${cardSel("skills")} .skill-pane[data-pane="${name}"]`;
+
+// Clicks a control of the Skills card and waits for the answer in `pane`, which must end in
+// `status`; resolves to the pane's note. (A pane counts its requests in `ticket`, so an answer
+// already shown there is not mistaken for the new one.)
+async function skillStep(page, selector, pane, status = "completed") {
+  const sel = paneSel(pane);
+  const before = await page.$eval(sel, (n) => n.ticket || 0);
+  await page.click(selector);
+  const answered = (s, b) => {
+    const n = document.querySelector(s);
+    return n.ticket > b && n.querySelector(".note").dataset.status !== "running";
+  };
+  try {
+    await page.waitForFunction(answered, { timeout: STEP_TIMEOUT }, sel, before);
+  } catch {
+    throw new Error(`the ${pane} pane did not answer ${selector}`);
+  }
+  const note = await page.$eval(`${sel} .note`, (n) => ({ status: n.dataset.status, text: n.textContent }));
+  assert.equal(note.status, status, `${pane}: ${note.text}`);
+  return note.text;
+}
+
+function sha256(file) {
+  return `sha256:${crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex")}`;
+}
+
 // The seed's default run: search, the first resource, the prompt for support managers.
 async function acmeRun(page, { tool = "approve", uri, other = false } = {}) {
   await page.click("#run");
@@ -295,6 +330,24 @@ try {
     ]);
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "acme-denied-tool.png");
+    await page.close();
+  });
+
+  await check("acme-knowledge: no skills extension, no Skills card and no skills request", async () => {
+    const page = await openLab(browser, acme);
+    const hidden = () => page.$eval(cardSel("skills"), (n) => n.hidden && getComputedStyle(n).display === "none");
+    await page.click("#run");
+    await waitStep(page, "tools", "waiting");
+    assert.equal(await hidden(), true, "the Skills card is shown");
+    await grant(page, "tools", "deny");
+    await waitStep(page, "resources", "waiting");
+    await grant(page, "resources", "deny");
+    await waitStep(page, "prompts", "waiting");
+    await grant(page, "prompts", "deny");
+    await page.waitForSelector('#overall:not([data-status="running"])', { timeout: STEP_TIMEOUT });
+    assert.equal(await hidden(), true, "the Skills card is shown");
+    const methods = (await transcript(page)).filter((e) => e.direction === "client→server").map((e) => e.json.method);
+    assert.deepEqual(methods, ["server/discover", "tools/list", "resources/list", "prompts/list"]);
     await page.close();
   });
 
@@ -466,6 +519,105 @@ try {
     await page.click("#listen-close");
     await page.waitForSelector("#listen-open:not([disabled])", { timeout: STEP_TIMEOUT });
     assert.equal(await page.$eval("#listen-status", (n) => n.textContent), "closed");
+    await page.close();
+  });
+
+  await check("everything: the Skills card lists, gets, reads and browses skills, each request in the transcript", async () => {
+    const page = await openLab(browser, everything);
+    const token = "lab-skills-token";
+    const sent = [];
+    page.on("request", (request) => {
+      const method = request.headers()["mcp-method"];
+      if (method) sent.push({ method, authorization: request.headers().authorization });
+    });
+    await fill(page, "#token", token);
+    await page.click("#run");
+    // The trace waits on the tool grant from here on: the card's requests are the only ones.
+    await waitStep(page, "tools", "waiting");
+    await page.waitForSelector(`${cardSel("skills")}:not([hidden])`, { timeout: STEP_TIMEOUT });
+    const top = (action) => `${cardSel("skills")} > .actions [data-action="${action}"]`;
+
+    await skillStep(page, top("list-skills"), "list");
+    const listed = await page.$$eval(`${paneSel("list")} .skill`, (items) => items.map((i) => ({
+      uri: i.dataset.uri,
+      name: i.querySelector(".skill-name").textContent,
+      description: i.querySelector(".skill-description").textContent,
+    })));
+    assert.deepEqual(listed, [
+      { uri: "skill://acme/billing/refunds/SKILL.md", name: "refunds", description: "Process customer refund requests per company policy" },
+      { uri: "skill://pdf-processing/SKILL.md", name: "pdf-processing", description: "Extract, fill, and assemble PDF documents" },
+    ]);
+    assert.equal(await page.$eval(`${cardSel("skills")} .count`, (n) => n.textContent), "2 listed");
+
+    const pdf = `${paneSel("list")} .skill[data-uri="skill://pdf-processing/SKILL.md"]`;
+    await skillStep(page, `${pdf} [data-action="get-skill"]`, "manifest");
+    const manifest = await page.$$eval(`${paneSel("manifest")} tbody tr`, (rows) => rows.map((r) => ({
+      uri: r.dataset.uri,
+      size: Number(r.querySelector(".size").textContent),
+      digest: r.querySelector(".digest").title,
+      short: r.querySelector(".digest").textContent,
+    })));
+    const files = ["SKILL.md", "assets/logo.png", "references/FORMS.md", "scripts/extract.py", "templates/invoice.md",
+      "templates/purchase-order.md", "templates/regional/eu-invoice.md"];
+    assert.deepEqual(manifest.map((f) => f.uri), files.map((f) => `skill://pdf-processing/${f}`));
+    manifest.forEach((entry, i) => {
+      const disk = path.join(EVERYTHING_SKILLS, "pdf-processing", files[i]);
+      assert.equal(entry.digest, sha256(disk), entry.uri);
+      assert.equal(entry.size, fs.statSync(disk).size, entry.uri);
+      assert.equal(entry.short, `${entry.digest.slice(0, 19)}…`, entry.uri);
+    });
+
+    const forms = "skill://pdf-processing/references/FORMS.md";
+    await skillStep(page, `${paneSel("manifest")} tr[data-uri="${forms}"] [data-action="read-file"]`, "file");
+    assert.equal(await page.$eval(`${paneSel("file")} .skill-file`, (n) => n.dataset.uri), forms);
+    assert.equal(await page.$eval(`${paneSel("file")} .file-text`, (n) => n.textContent),
+      fs.readFileSync(path.join(EVERYTHING_SKILLS, "pdf-processing/references/FORMS.md"), "utf8"));
+    assert.equal(await page.$eval(`${cardSel("skills")} [data-field="skill-uri"]`, (n) => n.value), forms);
+
+    await skillStep(page, `${pdf} [data-action="read-folder"]`, "folder");
+    await skillStep(page, `${paneSel("folder")} .folder-entry[data-uri="skill://pdf-processing/templates"] [data-action="read-folder"]`, "folder");
+    const entries = await page.$$eval(`${paneSel("folder")} .folder-entry`, (items) => items.map((i) => ({
+      uri: i.dataset.uri, entry: i.dataset.entry, name: i.querySelector(".entry-name").textContent,
+    })));
+    assert.deepEqual(entries, [
+      { uri: "skill://pdf-processing/templates/invoice.md", entry: "file", name: "invoice.md" },
+      { uri: "skill://pdf-processing/templates/purchase-order.md", entry: "file", name: "purchase-order.md" },
+      { uri: "skill://pdf-processing/templates/regional", entry: "folder", name: "regional/" },
+    ]);
+    await shot(page, "everything-skills.png", cardSel("skills"));
+
+    const logo = "skill://pdf-processing/assets/logo.png";
+    await skillStep(page, `${paneSel("manifest")} tr[data-uri="${logo}"] [data-action="read-file"]`, "file");
+    const bytes = fs.statSync(path.join(EVERYTHING_SKILLS, "pdf-processing/assets/logo.png")).size;
+    assert.equal(await page.$eval(`${paneSel("file")} .file-blob`, (n) => n.textContent), `binary, image/png, ${bytes} bytes (not shown)`);
+
+    // An unknown skill: the server's -32602 shows in the manifest pane; the card goes on.
+    const missing = "skill://no-such-skill/SKILL.md";
+    await fill(page, `${cardSel("skills")} [data-field="skill-uri"]`, missing);
+    assert.match(await skillStep(page, top("get-skill"), "manifest", "error"), /^skills\/get: error -32602/);
+    assert.equal(await page.$$eval(`${paneSel("manifest")} tbody tr`, (rows) => rows.length), 0);
+    await skillStep(page, `${paneSel("list")} .skill[data-uri="skill://acme/billing/refunds/SKILL.md"] [data-action="get-skill"]`, "manifest");
+    assert.equal(await page.$$eval(`${paneSel("manifest")} tbody tr`, (rows) => rows.length), 2);
+    assert.equal(await page.$$eval(`${paneSel("list")} .skill`, (items) => items.length), 2);
+
+    // Every request of the card is in the transcript, answered by the envelope after it.
+    const shown = await transcript(page);
+    const asked = shown.map((e, i) => [e, i]).filter(([e]) => e.direction === "client→server"
+      && /^(skills\/|resources\/read|resources\/directory\/read)/.test(e.json.method));
+    assert.deepEqual([...new Set(asked.map(([e]) => e.json.method))].sort(),
+      ["resources/directory/read", "resources/read", "skills/get", "skills/list"]);
+    for (const [envelope, i] of asked) {
+      const answer = shown[i + 1];
+      assert.equal(answer.direction, "server→client", envelope.json.method);
+      assert.equal(answer.json.id, envelope.json.id, envelope.json.method);
+    }
+    const refused = asked.find(([e]) => e.json.method === "skills/get" && e.json.params.uri === missing);
+    assert.equal(shown[refused[1] + 1].json.error.code, -32602);
+    const cardRequests = sent.filter((r) => r.method.startsWith("skills/") || r.method.startsWith("resources/"));
+    assert.equal(cardRequests.length, asked.length);
+    for (const r of cardRequests) assert.equal(r.authorization, `Bearer ${token}`, r.method);
+    assert.equal(await stepStatus(page, "tools"), "waiting", "the trace is undisturbed");
+    assert.deepEqual(page.external, [], "no request left the server's origin");
     await page.close();
   });
 } finally {

@@ -933,8 +933,7 @@ function folderEntry(entry) {
   const about = folder ? "folder" : [plain(entry.mimeType) || "no MIME type", entry.size !== undefined ? `${plain(entry.size)} bytes` : ""]
     .filter(Boolean).join(" · ");
   return el("li", { class: "folder-entry", "data-uri": uri, "data-entry": folder ? "folder" : "file" },
-    el("span", { class: "entry-name", text: `${plain(entry.name)}${folder ? "/" : ""}` }),
-    el("code", { text: uri }),
+    el("span", { class: "entry-name", title: uri, text: `${plain(entry.name)}${folder ? "/" : ""}` }),
     el("span", { class: "hint", text: about }),
     folder ? skillButton("read-folder", "Open folder", uri) : skillButton("read-file", "Open", uri));
 }
