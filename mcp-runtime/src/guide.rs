@@ -7,7 +7,9 @@
 //!
 //! ```toml
 //! [dependencies]
-//! mcp-runtime = "0.1"
+//! # From a checkout of this framework, next to your crate. Once it is published on crates.io
+//! # this line becomes `mcp-runtime = "0.1"`.
+//! mcp-runtime = { path = "../mcp-framework/mcp-runtime" }
 //! tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
 //! serde = { version = "1", features = ["derive"] }
 //! schemars = "1"   # 1.x: the `JsonSchema` derive of your argument and result types

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The modules by layer, lowest first, one group a layer: a module imports from its own group
 // and the groups above it, never from one below (ARCHITECTURE.md draws them).
@@ -58,7 +59,7 @@ pub use context::{
     Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State, StateNeed,
 };
 pub use error::{BuildError, Error, McpError, SourceLocation};
-pub use mcp_macros::{ElicitForm, handlers, prompt, resource, skills, tool};
+pub use mcp_runtime_macros::{ElicitForm, handlers, prompt, resource, skills, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
     AppPermissions, Completer, Csp, Json, NoArguments, PrimitiveKind, Prompt, Resource,

@@ -5,7 +5,7 @@
 //! ([`digest`]) and MIME types ([`mime`]), and the URIs they are served at ([`rules::uri`]).
 //!
 //! Both ways a server gets its skills use this crate, so they agree byte for byte: `mcp-runtime`
-//! reads a folder when the server starts, and `mcp-macros`' `skills!` reads it at compile time
+//! reads a folder when the server starts, and `mcp-runtime-macros`' `skills!` reads it at compile time
 //! to embed it. Servers depend on `mcp-runtime` alone.
 //!
 //! ```
