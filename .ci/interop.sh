@@ -16,11 +16,16 @@
 # that later requests carried the session id; the TypeScript and Python clients also run
 # study-server's prepare_review, answering the server's roots/list, sampling/createMessage and
 # elicitation/create requests (sent on the tool call's SSE stream) with their own handlers.
+#
+# How a host gets a task's result (the tasks extension; the guide's section 12 shows these scripts):
+# the TypeScript client with the official @modelcontextprotocol/ext-tasks (host-tasks.mjs) and the
+# Python client with a ClientExtension of its own (host_tasks.py) declare the extension, create
+# notes on the notes example and wait for its reindex tool, run as a task, through tasks/get.
 # Any error fails the run.
 #
 # Runs from a clean checkout (CI=true is fine): `npm ci` from .ci/interop/package-lock.json (the
 # Inspector needs Node >= 22.19; on Linux x64 the lock file brings a Node 22 binary), a Python
-# venv from .ci/interop/requirements.txt (python3 >= 3.10), `cargo build` of the two examples.
+# venv from .ci/interop/requirements.txt (python3 >= 3.10), `cargo build` of the three examples.
 # Every step is bounded in time. Output: INTEROP_OUTPUT_DIR (default target/interop-results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +49,7 @@ if ! "$NODE" -e 'const [a,b]=process.versions.node.split(".").map(Number); proce
   exit 1
 fi
 pkg_version() { "$NODE" -p "require('./$DIR/node_modules/$1/package.json').version"; }
-echo "node $node_version, @modelcontextprotocol/client $(pkg_version @modelcontextprotocol/client), @modelcontextprotocol/sdk $(pkg_version @modelcontextprotocol/sdk), @modelcontextprotocol/inspector $(pkg_version @modelcontextprotocol/inspector)"
+echo "node $node_version, @modelcontextprotocol/client $(pkg_version @modelcontextprotocol/client), @modelcontextprotocol/ext-tasks $(pkg_version @modelcontextprotocol/ext-tasks), @modelcontextprotocol/sdk $(pkg_version @modelcontextprotocol/sdk), @modelcontextprotocol/inspector $(pkg_version @modelcontextprotocol/inspector)"
 
 echo "== python venv (official Python client, from requirements.txt)"
 PYTHON="${PYTHON:-python3}"
@@ -59,8 +64,8 @@ timeout 900 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-chec
 "$VENV/bin/python" -m pip check --disable-pip-version-check
 echo "python $("$VENV/bin/python" -c 'import sys; print(sys.version.split()[0])'), mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 
-echo "== cargo build --example study-server --example acme-knowledge"
-artifacts="$(timeout 3600 cargo build --example study-server --example acme-knowledge --message-format=json-render-diagnostics)"
+echo "== cargo build --example study-server --example acme-knowledge --example notes"
+artifacts="$(timeout 3600 cargo build --example study-server --example acme-knowledge --example notes --message-format=json-render-diagnostics)"
 executable() {
   printf '%s\n' "$artifacts" | "$NODE" -e '
     const want = process.argv[1];
@@ -113,7 +118,9 @@ start_server study-server
 STUDY_URL="$SERVER_URL"
 start_server acme-knowledge
 ACME_URL="$SERVER_URL"
-echo "study-server at $STUDY_URL, acme-knowledge at $ACME_URL"
+start_server notes
+NOTES_URL="$SERVER_URL"
+echo "study-server at $STUDY_URL, acme-knowledge at $ACME_URL, notes at $NOTES_URL"
 
 passed=0
 failed=0
@@ -146,8 +153,13 @@ for server in study-server acme-knowledge; do
   run_check "inspector-cli-legacy-$server" "$NODE" "$DIR/inspector-cli.mjs" "$server" "$url" legacy
 done
 
+# A task's result, as a host gets it: notes' reindex through tasks/get (each script gives up
+# after 30 s of polling).
+run_check "host-tasks-ts-notes" "$NODE" "$DIR/host-tasks.mjs" "$NOTES_URL"
+run_check "host-tasks-py-notes" "$VENV/bin/python" "$DIR/host_tasks.py" "$NOTES_URL"
+
 stop_servers
-for name in study-server acme-knowledge; do
+for name in study-server acme-knowledge notes; do
   if grep -qiE 'panick|error' "$OUT_DIR/$name.server.log"; then
     echo "FAILED: the $name server logged an error:"
     cat "$OUT_DIR/$name.server.log"
