@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The lab page in a real browser: Debian's headless Chromium, driven over the DevTools protocol by
 # puppeteer-core (pinned in .ci/lab/package-lock.json), plays the host on the /lab page of the
-# acme-knowledge, study-server and everything examples (.ci/lab/lab-test.mjs says what it checks).
+# acme-knowledge, study-server, everything and apps examples (the page as an MCP Apps host), and
+# calls the endpoint from pages of other origins (CORS). .ci/lab/lab-test.mjs says what it checks.
 #
 # Runs from a clean checkout (CI=true is fine): installs Debian's `chromium` when it is missing
-# (apt-get, as root or through sudo), `npm ci` in .ci/lab, `cargo build` of the three examples.
+# (apt-get, as root or through sudo), `npm ci` in .ci/lab (puppeteer-core) and in examples/apps
+# (the ext-apps bundle the board's view inlines), `cargo build` of the four examples.
 # Every step is bounded in time. Screenshots and results: LAB_OUTPUT_DIR (default
 # target/lab-results). `bash .ci/lab.sh --update-docs` also refreshes the screenshots in docs/lab/.
 set -euo pipefail
@@ -34,11 +36,13 @@ echo "$("$CHROMIUM" --version 2>/dev/null)"
 
 echo "== npm ci (puppeteer-core, from the lock file)"
 (cd "$DIR" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+echo "== npm ci --prefix examples/apps (@modelcontextprotocol/ext-apps, from the lock file)"
+timeout 900 npm ci --prefix examples/apps --ignore-scripts --no-audit --no-fund --loglevel=error
 node --check mcp-runtime/src/transport/http/lab/lab.js
 
-echo "== cargo build --example acme-knowledge --example study-server --example everything"
+echo "== cargo build --example acme-knowledge --example study-server --example everything --example apps"
 artifacts="$(timeout 3600 cargo build --example acme-knowledge --example study-server --example everything \
-  --message-format=json-render-diagnostics)"
+  --example apps --message-format=json-render-diagnostics)"
 executable() {
   printf '%s\n' "$artifacts" | node -e '
     const want = process.argv[1];
@@ -56,4 +60,4 @@ executable() {
 echo "== the lab page in headless Chromium"
 CHROMIUM="$CHROMIUM" timeout --kill-after=10 600 node "$DIR/lab-test.mjs" \
   --acme "$(executable acme-knowledge)" --study "$(executable study-server)" \
-  --everything "$(executable everything)" --seed "$SEED" --out "$OUT_DIR" "$@"
+  --everything "$(executable everything)" --apps "$(executable apps)" --seed "$SEED" --out "$OUT_DIR" "$@"

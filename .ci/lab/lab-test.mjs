@@ -21,16 +21,36 @@
 //   8. everything: the Skills card lists both skills, shows pdf-processing's manifest (7 files,
 //      digests of the files on disk), opens a text file and a binary one, browses its folders,
 //      shows a -32602 for an unknown skill and goes on; every request is in the transcript,
-//      answered, and carries the page's bearer token.
+//      answered, and carries the page's bearer token;
+//   9. apps, the page as an MCP Apps host: show_board's view (the ext-apps App class) renders its
+//      three columns and cards in the sandbox frame after the handshake (ui/initialize answered,
+//      tool-input then tool-result only after initialized, the result as received); the view's
+//      move_card waits for a host grant: approved, the card moves and the call and its answer
+//      are in the transcript; denied, the view shows the refusal and no tools/call leaves the
+//      page (a later show_board shows the board unchanged); ui/message and ui/open-link are
+//      shown and answered {}; from inside the frame the page's DOM, the top window and the token
+//      are out of reach, and the view's policy refuses every fetch; its form adds a card (through
+//      a grant); replacing and closing the view send ui/resource-teardown, answered;
+//  10. apps, the page on localhost (its sandbox on 127.0.0.1): chart's raw-protocol view draws
+//      its bars; the sandbox's policy is the view's csp with unsafe domains dropped; what the view
+//      may not do (an unlisted tool, a tool whose visibility leaves out "app", an unknown method,
+//      a javascript: link) is refused without asking; its resources/read is in the transcript; a call the server refuses reaches the
+//      view as tool-cancelled;
+//  11. a server whose tools/list gives the same nextCursor again (answered by the test): the page
+//      stops after the second page and shows why;
+//  12. CORS: a page on another loopback origin calls the endpoint with fetch (a 2026-07-28
+//      tools/list; a 2025-11-25 initialize whose Mcp-Session-Id it reads and sends back); a page
+//      on http://evil.test (mapped to 127.0.0.1) fails: its preflight is refused.
 // Screenshots go to OUT_DIR; with --update-docs they are also copied into docs/lab/.
 //
-// Usage: node lab-test.mjs --acme PATH --study PATH --everything PATH --seed PATH [--out DIR]
-//        [--update-docs]
+// Usage: node lab-test.mjs --acme PATH --study PATH --everything PATH --apps PATH --seed PATH
+//        [--out DIR] [--update-docs]
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
@@ -44,6 +64,7 @@ const flag = (name) => {
 const ACME = flag("--acme");
 const STUDY = flag("--study");
 const EVERYTHING = flag("--everything");
+const APPS = flag("--apps");
 const SEED = flag("--seed");
 const OUT = flag("--out") || "target/lab-results";
 const UPDATE_DOCS = args.includes("--update-docs");
@@ -52,8 +73,8 @@ const DOCS = path.join(ROOT, "docs/lab");
 const EVERYTHING_SKILLS = path.join(ROOT, "examples/everything/skills");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const STEP_TIMEOUT = 20_000;
-if (!ACME || !STUDY || !EVERYTHING || !SEED) {
-  console.error("usage: node lab-test.mjs --acme PATH --study PATH --everything PATH --seed PATH [--out DIR] [--update-docs]");
+if (!ACME || !STUDY || !EVERYTHING || !APPS || !SEED) {
+  console.error("usage: node lab-test.mjs --acme PATH --study PATH --everything PATH --apps PATH --seed PATH [--out DIR] [--update-docs]");
   process.exit(2);
 }
 fs.mkdirSync(OUT, { recursive: true });
@@ -117,19 +138,19 @@ function seedEnvelopes(file) {
 
 // ------------------------------------------------------------------ the page
 
-async function openLab(browser, server) {
+async function openLab(browser, server, url = server.lab) {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 1400 });
   page.on("pageerror", (error) => {
     throw new Error(`page error: ${error.message}`);
   });
   const external = [];
+  const origin = new URL(url).origin;
   page.on("request", (request) => {
-    const url = new URL(request.url());
-    if (url.origin !== new URL(server.lab).origin) external.push(request.url());
+    if (new URL(request.url()).origin !== origin) external.push(request.url());
   });
   page.external = external;
-  await page.goto(server.lab, { waitUntil: "load" });
+  await page.goto(url, { waitUntil: "load" });
   await page.waitForSelector("body[data-ready]", { timeout: STEP_TIMEOUT });
   return page;
 }
@@ -175,14 +196,17 @@ async function transcript(page) {
     n: Number(item.dataset.n),
     direction: item.dataset.direction,
     label: item.dataset.label,
+    via: item.dataset.via || null,
     json: item.querySelector("pre.json") ? JSON.parse(item.querySelector("pre.json").textContent) : null,
     challenge: item.querySelector(".challenge") ? item.querySelector(".challenge").textContent : null,
   })));
 }
 
-async function shot(page, name, element) {
+// A screenshot of the page or of one element (with `inViewport`, as it is in the viewport: a
+// frame of another origin is drawn only there).
+async function shot(page, name, element, { inViewport = false } = {}) {
   const file = path.join(OUT, name);
-  if (element) await (await page.$(element)).screenshot({ path: file });
+  if (element) await (await page.$(element)).screenshot({ path: file, captureBeyondViewport: !inViewport });
   else await page.screenshot({ path: file });
   if (UPDATE_DOCS) {
     fs.mkdirSync(DOCS, { recursive: true });
@@ -260,6 +284,154 @@ function issuer(dir) {
   return { jwks, token };
 }
 
+
+// ------------------------------------------------------------------ the Apps card
+
+// Lists the tools of the Apps card (the trace must have discovered the server).
+async function listApps(page) {
+  await page.waitForSelector(`${cardSel("apps")}:not([hidden])`, { timeout: STEP_TIMEOUT });
+  await page.click(`${cardSel("apps")} [data-action="list-apps"]`);
+  await page.waitForSelector(`${cardSel("apps")} > .note:is([data-status="completed"], [data-status="error"])`, { timeout: STEP_TIMEOUT });
+  assert.equal(await page.$eval(`${cardSel("apps")} > .note`, (n) => n.dataset.status), "completed");
+}
+
+// Runs `tool` from the Apps card with `fields` typed into its form, approves the grant, and
+// resolves to the view's frame (the sandbox's inner frame) once the view is initialized.
+async function runApp(page, tool, fields = {}) {
+  const value = await page.$eval(`${cardSel("apps")} .pick`, (select, want) => {
+    const option = [...select.options].find((o) => o.textContent === want);
+    return option ? option.value : null;
+  }, tool);
+  assert.ok(value !== null, `no ${tool} in the Apps card`);
+  await page.select(`${cardSel("apps")} .pick`, value);
+  for (const [field, text] of Object.entries(fields)) await fill(page, `${cardSel("apps")} [data-field="${field}"]`, text);
+  const before = new Set(page.frames());
+  await page.click(`${cardSel("apps")} [data-action="run-app"]`);
+  await page.click(`${cardSel("apps")} > .actions [data-action="approve"]`);
+  const frame = await page.waitForFrame((f) => f.url() === "about:srcdoc" && !before.has(f), { timeout: STEP_TIMEOUT });
+  await page.waitForSelector(`${cardSel("apps")} .view[data-state="initialized"]`, { timeout: STEP_TIMEOUT });
+  return frame;
+}
+
+// Waits for the frame to have taken the height of what its view shows now: a click while it
+// still grows could land beside its target. (The frame is brought into sight first: Chromium
+// runs no resize observer in a frame of another origin out of sight, so the view would not tell.)
+async function fitted(page, frame) {
+  const sel = `${cardSel("apps")} .app-frame`;
+  await page.$eval(sel, (f) => f.scrollIntoView({ block: "nearest" }));
+  const height = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+  try {
+    await page.waitForFunction((s, want) => document.querySelector(s).getBoundingClientRect().height >= want,
+      { timeout: STEP_TIMEOUT }, sel, Math.min(height, 900) - 2);
+  } catch {
+    const now = await page.$eval(sel, (f) => f.getBoundingClientRect().height);
+    const log = (await viewLog(page)).map((e) => `${e.direction} ${e.label}${e.json && e.json.params && e.json.params.height ? ` ${e.json.params.height}` : ""}`);
+    throw new Error(`the frame is ${now} px high, its view ${height} px; its messages: ${log.join(", ")}`);
+  }
+}
+
+// Waits for the board's cards in `frame`, and for the frame to fit them.
+async function boardReady(page, frame) {
+  await frame.waitForSelector('section[data-column="done"] .card', { timeout: STEP_TIMEOUT });
+  await fitted(page, frame);
+}
+
+// The board's columns as its view shows them: each card's text, column by column.
+async function boardOf(frame) {
+  return frame.$$eval("section[data-column]", (sections) => Object.fromEntries(sections.map((s) => [
+    s.dataset.column, [...s.querySelectorAll(".card")].map((c) => c.firstElementChild.textContent)])));
+}
+
+// The postMessage log of the latest view (or, with `all`, of every view since the page's reset).
+async function viewLog(page, all = false) {
+  const log = await page.$$eval(`${cardSel("apps")} .view-log .envelope`, (items) => items.map((item) => ({
+    view: Number(item.dataset.view),
+    direction: item.dataset.direction,
+    label: item.dataset.label,
+    json: item.querySelector("pre.json") ? JSON.parse(item.querySelector("pre.json").textContent) : null,
+  })));
+  const latest = Math.max(...log.map((e) => e.view));
+  return all ? log : log.filter((e) => e.view === latest);
+}
+
+// Whether the log shows `view` asked to tear down and answering.
+function tornDown(log, view) {
+  const teardown = log.find((e) => e.view === view && e.direction === "host→view" && e.label === "ui/resource-teardown");
+  return Boolean(teardown) && log.some((e) => e.view === view && e.direction === "view→host" && e.json && e.json.id === teardown.json.id);
+}
+
+// The selector of the view's ask (a request shown to the person) in `status`, once there is one.
+async function waitAsk(page, status) {
+  const sel = `${cardSel("apps")} .ask[data-method="tools/call"][data-status="${status}"]`;
+  try {
+    await page.waitForSelector(sel, { timeout: STEP_TIMEOUT });
+  } catch {
+    const asks = await page.$$eval(`${cardSel("apps")} .ask`, (items) => items.map((i) => `${i.dataset.method} ${i.dataset.status}`));
+    const log = (await viewLog(page)).map((e) => `${e.direction} ${e.label}`);
+    throw new Error(`no ${status} tools/call from the view; asks: ${JSON.stringify(asks)}; its messages: ${log.join(", ")}`);
+  }
+  return sel;
+}
+
+// A GET to the server on 127.0.0.1 with the `Host` given: { status, headers }.
+function get(port, host, pathname) {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: "127.0.0.1", port, path: pathname, headers: { Host: host } }, (response) => {
+      response.resume();
+      response.on("end", () => resolve({ status: response.statusCode, headers: response.headers }));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+// ------------------------------------------------------------------ CORS
+
+// A page of its own on a port of its own: another origin than the server's.
+function serveSite() {
+  const server = http.createServer((request, response) => {
+    response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    response.end("<!doctype html><title>another origin</title><p>A page of another origin.</p>");
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: server.address().port })));
+}
+
+// Run in a page: a 2026-07-28 tools/list, a 2025-11-25 initialize, and its notifications/initialized
+// sent back with the session the initialize answered. Errors are the exceptions' names.
+async function corsCalls(endpoint) {
+  const post = async (headers, body) => {
+    try {
+      const response = await fetch(endpoint, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, session: response.headers.get("mcp-session-id"), body: text ? JSON.parse(text) : null };
+    } catch (error) {
+      return { error: error.name };
+    }
+  };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "cors-page", version: "1.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const list = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list" },
+    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } });
+  const init = await post({}, {
+    jsonrpc: "2.0", id: 2, method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cors-page", version: "1.0.0" } },
+  });
+  const initialized = await post({ "MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": String(init.session) },
+    { jsonrpc: "2.0", method: "notifications/initialized" });
+  return {
+    list: list.error ? { error: list.error } : { status: list.status, body: list.body },
+    init: init.error ? { error: init.error } : { status: init.status, body: init.body, session: init.session },
+    initialized: initialized.error || initialized.status,
+  };
+}
+
 // ------------------------------------------------------------------ the checks
 
 const results = [];
@@ -278,7 +450,9 @@ async function check(name, body) {
 const browser = await puppeteer.launch({
   executablePath: CHROMIUM,
   headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions"],
+  // evil.test: a foreign origin for the CORS check, on this machine.
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
+    "--host-resolver-rules=MAP evil.test 127.0.0.1"],
 });
 
 try {
@@ -619,6 +793,313 @@ try {
     assert.equal(await stepStatus(page, "tools"), "waiting", "the trace is undisturbed");
     assert.deepEqual(page.external, [], "no request left the server's origin");
     await page.close();
+  });
+
+  const apps = await startServer(APPS);
+
+  await check("apps: show_board renders the board in its sandbox; the view's move_card waits for a host grant, approved once, denied once", async () => {
+    const page = await openLab(browser, apps);
+    const token = "lab-apps-secret-token";
+    const sent = [];
+    page.on("request", (request) => {
+      const headers = request.headers();
+      if (headers["mcp-method"]) sent.push({ call: `${headers["mcp-method"]} ${headers["mcp-name"] || ""}`.trim(), authorization: headers.authorization });
+    });
+    await fill(page, "#token", token);
+    await page.click("#run");
+    await waitStep(page, "tools", "waiting");
+    await listApps(page);
+    assert.deepEqual(await page.$$eval(`${cardSel("apps")} .pick option`, (o) => o.map((x) => x.textContent)), ["add_card", "show_board", "chart"]);
+    assert.match(await page.$eval(`${cardSel("apps")} > .note`, (n) => n.textContent), /Only views may call move_card/);
+
+    let frame = await runApp(page, "show_board");
+    await boardReady(page, frame);
+    assert.deepEqual(await boardOf(frame), { todo: ["#1 Write the release notes"], doing: ["#2 Review the board view"], done: ["#3 Set up the chart"] });
+    // The host's side of the handshake, in order: nothing is sent to the view before initialized.
+    const log = await viewLog(page);
+    const order = log.map((e) => `${e.direction} ${e.label}`);
+    const at = (entry) => order.indexOf(entry);
+    assert.deepEqual(order.slice(0, 3), ["view→host ui/notifications/sandbox-proxy-ready", "host→view ui/notifications/sandbox-resource-ready", "view→host ui/initialize"]);
+    assert.ok(at("view→host ui/notifications/initialized") < at("host→view ui/notifications/tool-input"), order.join("\n"));
+    assert.ok(at("host→view ui/notifications/tool-input") < at("host→view ui/notifications/tool-result"), order.join("\n"));
+    const init = log[at("view→host ui/initialize") + 1].json.result;
+    assert.equal(init.protocolVersion, "2026-01-26");
+    assert.deepEqual(init.hostCapabilities, { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} });
+    assert.equal(init.hostContext.displayMode, "inline");
+    assert.equal(init.hostContext.theme, "light");
+    assert.equal(init.hostContext.toolInfo.tool.name, "show_board");
+    assert.ok(init.hostContext.containerDimensions.width > 0);
+    const shownResult = log[at("host→view ui/notifications/tool-result")].json.params;
+    let shown = await transcript(page);
+    const hostCall = shown.find((e) => e.json && e.json.method === "tools/call" && e.json.params.name === "show_board");
+    assert.deepEqual(shownResult, shown.find((e) => e.json && e.json.id === hostCall.json.id && e.direction === "server→client").json.result,
+      "the view gets the CallToolResult as received");
+    assert.ok(shown.some((e) => e.json && e.json.method === "resources/read" && e.json.params.uri === "ui://board/board.html"));
+    assert.ok(log.some((e) => e.label === "ui/notifications/size-changed"), "the view reported its size");
+    assert.notEqual(await page.$eval(`${cardSel("apps")} .app-frame`, (f) => f.style.height), "320px", "the frame took the view's height");
+
+    // Approved: the card moves, and the view's tools/call is in the transcript with its answer.
+    await frame.click('.card[data-id="1"] button[data-to="doing"]');
+    let ask = await waitAsk(page, "waiting");
+    assert.deepEqual(JSON.parse(await page.$eval(`${ask} .ask-detail`, (n) => n.textContent)), { id: 1, to: "doing" });
+    await page.click(`${ask} [data-action="approve"]`);
+    await frame.waitForSelector('section[data-column="doing"] .card[data-id="1"]', { timeout: STEP_TIMEOUT });
+    await fitted(page, frame);
+    assert.deepEqual(await boardOf(frame), { todo: [], doing: ["#1 Write the release notes", "#2 Review the board view"], done: ["#3 Set up the chart"] });
+    shown = await transcript(page);
+    let moves = shown.filter((e) => e.json && e.json.method === "tools/call" && e.json.params.name === "move_card");
+    assert.equal(moves.length, 1);
+    assert.equal(moves[0].via, "view");
+    assert.deepEqual(moves[0].json.params.arguments, { id: 1, to: "doing" });
+    const moved = shown.find((e) => e.direction === "server→client" && e.json && e.json.id === moves[0].json.id);
+    assert.equal(moved.via, "view");
+    assert.deepEqual(moved.json.result.structuredContent.cards.map((c) => [c.id, c.column]), [[1, "doing"], [2, "doing"], [3, "done"]]);
+
+    // Denied: the view shows the refusal, and no tools/call leaves the page.
+    await frame.click('.card[data-id="2"] button[data-to="done"]');
+    ask = await waitAsk(page, "waiting");
+    await page.click(`${ask} [data-action="deny"]`);
+    await frame.waitForFunction(() => document.getElementById("status").textContent !== "", { timeout: STEP_TIMEOUT });
+    assert.match(await frame.$eval("#status", (n) => n.textContent), /^refused: .*denied tools\/call move_card/);
+    await fitted(page, frame);
+    assert.equal(await page.$eval(`${cardSel("apps")} .ask[data-status="denied"] .ask-status`, (n) => n.textContent), "Host grant: denied · no tools/call sent");
+    moves = (await transcript(page)).filter((e) => e.json && e.json.method === "tools/call" && e.json.params.name === "move_card");
+    assert.equal(moves.length, 1, "the denied call is not in the transcript");
+    assert.deepEqual(sent.filter((r) => r.call === "tools/call move_card").length, 1, "one move_card reached the server");
+
+    // ui/message and ui/open-link are shown to the person, and answered {}.
+    await frame.click("#share");
+    await page.waitForSelector(`${cardSel("apps")} .ask[data-method="ui/message"]`, { timeout: STEP_TIMEOUT });
+    assert.equal(await page.$eval(`${cardSel("apps")} .ask[data-method="ui/message"] .ask-detail`, (n) => n.textContent),
+      "In progress on the board: Write the release notes, Review the board view");
+    await frame.click("#help");
+    await page.waitForSelector(`${cardSel("apps")} .ask[data-method="ui/open-link"] [data-action="open-link"]`, { timeout: STEP_TIMEOUT });
+    assert.equal(await page.$eval(`${cardSel("apps")} .ask[data-method="ui/open-link"] .ask-detail`, (n) => n.textContent),
+      "https://en.wikipedia.org/wiki/Kanban_board");
+    const answers = (await viewLog(page)).filter((e) => e.direction === "host→view" && e.json && e.json.id !== undefined && !e.json.method);
+    const replyTo = async (method) => {
+      const all = await viewLog(page);
+      const asked = all.filter((e) => e.direction === "view→host" && e.json && e.json.method === method);
+      return all.find((e) => e.direction === "host→view" && e.json && e.json.id === asked[asked.length - 1].json.id && !e.json.method).json;
+    };
+    assert.ok(answers.length > 0);
+    assert.deepEqual((await replyTo("ui/message")).result, {});
+    assert.deepEqual((await replyTo("ui/open-link")).result, {});
+    await frame.waitForFunction(() => true);
+
+    await page.$eval(`${cardSel("apps")} .view`, (n) => n.scrollIntoView());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await shot(page, "apps-board.png", `${cardSel("apps")} .view`, { inViewport: true });
+
+    // The frame cannot reach the page, its DOM or its token; it cannot fetch anything either.
+    const lab = new URL(apps.lab);
+    const probe = await frame.evaluate(async (labUrl, mcpUrl, secret) => {
+      const attempt = (f) => {
+        try {
+          f();
+          return "allowed";
+        } catch (error) {
+          return error.name;
+        }
+      };
+      const fetched = (url) => fetch(url, { method: "GET" }).then(() => "fetched", (e) => e.name);
+      const violated = [];
+      document.addEventListener("securitypolicyviolation", (e) => violated.push(e.effectiveDirective));
+      const result = {
+        origin: window.origin,
+        parent: attempt(() => window.parent.document.body.innerHTML),
+        top: attempt(() => window.top.document.body.innerHTML),
+        token: attempt(() => window.top.document.getElementById("token").value),
+        topLocation: attempt(() => window.top.location.href),
+        storage: attempt(() => window.localStorage.length),
+        inView: document.documentElement.outerHTML.includes(secret),
+        lab: await fetched(labUrl),
+        endpoint: await fetched(mcpUrl),
+        elsewhere: await fetched("https://example.com/"),
+      };
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return { ...result, violated };
+    }, apps.lab, apps.mcp, token);
+    assert.deepEqual(probe, {
+      origin: "null", parent: "SecurityError", top: "SecurityError", token: "SecurityError", topLocation: "SecurityError",
+      storage: "SecurityError", inView: false, lab: "TypeError", endpoint: "TypeError", elsewhere: "TypeError",
+      violated: ["connect-src", "connect-src", "connect-src"],
+    }, "the view's policy refused each fetch");
+    const sandbox = frame.parentFrame();
+    assert.equal(new URL(sandbox.url()).origin, `http://localhost:${lab.port}`, "the sandbox is on the other loopback name");
+    assert.equal(await sandbox.evaluate(() => {
+      try {
+        return window.parent.document.title;
+      } catch (error) {
+        return error.name;
+      }
+    }), "SecurityError");
+    for (const r of sent) assert.equal(r.authorization, `Bearer ${token}`, r.call);
+    assert.deepEqual(page.external.filter((url) => !url.startsWith(`http://localhost:${lab.port}/lab/sandbox`)), [],
+      "nothing left the page's origin but its view sandbox");
+
+    // The board later, through show_board: the denied move never happened. Replacing the view
+    // tears the old one down first.
+    frame = await runApp(page, "show_board");
+    await boardReady(page, frame);
+    assert.deepEqual(await boardOf(frame), { todo: [], doing: ["#1 Write the release notes", "#2 Review the board view"], done: ["#3 Set up the chart"] });
+    assert.ok(tornDown(await viewLog(page, true), 1), "the replaced view was sent ui/resource-teardown, and answered");
+    // The view's form (its submit handler runs; a form never navigates the sandbox).
+    await frame.type("#title", "Ship it");
+    await frame.click("#add button");
+    ask = await waitAsk(page, "waiting");
+    assert.deepEqual(JSON.parse(await page.$eval(`${ask} .ask-detail`, (n) => n.textContent)), { title: "Ship it" });
+    await page.click(`${ask} [data-action="approve"]`);
+    await frame.waitForSelector('section[data-column="todo"] .card[data-id="4"]', { timeout: STEP_TIMEOUT });
+    assert.deepEqual((await boardOf(frame)).todo, ["#4 Ship it"]);
+    await page.click(`${cardSel("apps")} [data-action="close-view"]`);
+    await page.waitForSelector(`${cardSel("apps")} .view[data-state="closed"]`, { timeout: STEP_TIMEOUT });
+    assert.ok(tornDown(await viewLog(page, true), 2), "the closed view was sent ui/resource-teardown, and answered");
+    assert.equal(await page.$$eval(`${cardSel("apps")} .app-frame`, (f) => f.length), 0);
+    assert.equal(await stepStatus(page, "tools"), "waiting", "the trace is undisturbed");
+    await page.close();
+  });
+
+  await check("apps: chart's raw-protocol view draws its bars (the page on localhost, its sandbox on 127.0.0.1); a failed call is tool-cancelled; what the view may not do is refused", async () => {
+    const port = new URL(apps.lab).port;
+    const page = await openLab(browser, apps, `http://localhost:${port}/lab`);
+    assert.equal(await page.$eval('meta[name="mcp-sandbox"]', (m) => m.content), `http://127.0.0.1:${port}`);
+    await page.click("#run");
+    await waitStep(page, "tools", "waiting");
+    await listApps(page);
+    let frame = await runApp(page, "chart", { labels: '["north", "south", "east"]', values: "[30, 10, 20]" });
+    await frame.waitForSelector(".row", { timeout: STEP_TIMEOUT });
+    assert.equal(new URL(frame.parentFrame().url()).origin, `http://127.0.0.1:${port}`);
+    const bars = await frame.$$eval(".row", (rows) => rows.map((r) => [r.querySelector(".label").textContent,
+      r.querySelector(".value").textContent, r.querySelector(".bar").style.width]));
+    assert.deepEqual(bars, [["north", "30", "100%"], ["south", "10", "33.3333%"], ["east", "20", "66.6667%"]]);
+    const log = await viewLog(page);
+    assert.deepEqual(log.find((e) => e.label === "ui/notifications/tool-input").json.params, { arguments: { labels: ["north", "south", "east"], values: [30, 10, 20] } });
+    // chart's view declares an empty csp: the policy is the restrictive one all the same.
+    assert.match(await page.$eval(`${cardSel("apps")} .view-csp`, (n) => n.textContent), /csp, which the sandbox's policy enforces: \{\}/);
+    // The sandbox's policy is the view's csp, each domain that could break it dropped.
+    const csp = { connectDomains: ["https://api.example.com", "https://x.example.com; script-src *", "'unsafe-eval'"],
+      resourceDomains: ["https://cdn.example.com", "https://a.example.com https://b.example.com"] };
+    const served = await get(port, `localhost:${port}`, `/lab/sandbox?csp=${encodeURIComponent(JSON.stringify(csp))}`);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers["content-security-policy"], "default-src 'none'; "
+      + "script-src 'unsafe-inline' https://cdn.example.com; style-src 'unsafe-inline' https://cdn.example.com; "
+      + "img-src data: https://cdn.example.com; media-src data: https://cdn.example.com; font-src https://cdn.example.com; "
+      + "connect-src https://api.example.com; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'; "
+      + `frame-ancestors http://127.0.0.1:${port}`);
+    assert.equal((await get(port, `[::1]:${port}`, "/lab/sandbox")).status, 400, "no sandbox for a page on [::1]");
+
+    // Requests the view may not make, sent by hand from inside the frame.
+    const asked = await frame.evaluate(async () => {
+      const ask = (id, method, params) => new Promise((resolve) => {
+        const listen = (event) => {
+          if (event.source === window.parent && event.data && event.data.id === id) {
+            window.removeEventListener("message", listen);
+            resolve(event.data.error || event.data.result);
+          }
+        };
+        window.addEventListener("message", listen);
+        window.parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
+      });
+      return {
+        unlisted: await ask("t1", "tools/call", { name: "no_such_tool", arguments: {} }),
+        unknown: await ask("t2", "ui/no-such-method", {}),
+        script: await ask("t3", "ui/open-link", { url: "javascript:alert(1)" }),
+        ping: await ask("t4", "ping", {}),
+        mode: await ask("t5", "ui/request-display-mode", { mode: "fullscreen" }),
+        read: await ask("t6", "resources/read", { uri: "ui://chart/chart.html" }),
+      };
+    });
+    assert.equal(asked.unlisted.code, -32000);
+    assert.match(asked.unlisted.message, /no_such_tool/);
+    assert.equal(asked.unknown.code, -32601);
+    assert.equal(asked.script.code, -32000);
+    assert.deepEqual(asked.ping, {});
+    assert.deepEqual(asked.mode, { mode: "inline" });
+    assert.equal(asked.read.contents[0].uri, "ui://chart/chart.html");
+    const refused = await page.$$eval(`${cardSel("apps")} .ask[data-status="refused"]`, (items) => items.map((i) => i.dataset.method));
+    assert.deepEqual(refused, ["tools/call", "ui/open-link"], "refused without asking");
+    const shown = await transcript(page);
+    assert.ok(!shown.some((e) => e.json && e.json.params && e.json.params.name === "no_such_tool"), "nothing sent for a refused call");
+    const read = shown.find((e) => e.via === "view" && e.json && e.json.method === "resources/read");
+    assert.equal(read.json.params.uri, "ui://chart/chart.html", "the view's read is in the transcript");
+    // A tool whose visibility leaves out "app" (as if the server had listed chart so) is refused
+    // to the view without asking.
+    await page.evaluate(() => {
+      apps.tools.find((t) => t.name === "chart")._meta.ui.visibility = ["model"];
+    });
+    const modelOnly = await frame.evaluate(() => new Promise((resolve) => {
+      window.addEventListener("message", (event) => {
+        if (event.source === window.parent && event.data && event.data.id === "t7") resolve(event.data.error);
+      });
+      window.parent.postMessage({ jsonrpc: "2.0", id: "t7", method: "tools/call", params: { name: "chart", arguments: { labels: ["a"], values: [1] } } }, "*");
+    }));
+    assert.equal(modelOnly.code, -32000);
+    assert.match(modelOnly.message, /visibility is \["model"\]/);
+    assert.equal(await page.$$eval(`${cardSel("apps")} .ask [data-action="approve"]`, (b) => b.length), 0, "no grant was asked");
+    assert.equal((await transcript(page)).filter((e) => e.json && e.json.method === "tools/call" && e.json.params.name === "chart").length, 1,
+      "only the page's own call of chart");
+
+    // A call the server refuses: the view is told tool-cancelled, with the reason.
+    frame = await runApp(page, "chart", { labels: '["one"]', values: "[1, 2]" });
+    await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => e.dataset.label === "ui/notifications/tool-cancelled"),
+      { timeout: STEP_TIMEOUT }, `${cardSel("apps")} .view-log .envelope`);
+    const cancelled = (await viewLog(page)).find((e) => e.label === "ui/notifications/tool-cancelled");
+    assert.match(cancelled.json.params.reason, /^error -32602: give 1 to 50 labels/);
+    assert.equal(await page.$eval(`${cardSel("apps")} .view-call`, (n) => n.dataset.status), "error");
+    await page.close();
+  });
+
+  await check("a server that gives the same nextCursor again: the page stops listing and says so", async () => {
+    const page = await openLab(browser, apps);
+    await page.setRequestInterception(true);
+    let pages = 0;
+    page.on("request", (request) => {
+      if (request.headers()["mcp-method"] !== "tools/list") {
+        request.continue();
+        return;
+      }
+      pages += 1;
+      const { id } = JSON.parse(request.postData());
+      const result = { resultType: "complete", tools: [{ name: `tool_${pages}`, inputSchema: { type: "object" } }], nextCursor: "page-2" };
+      request.respond({ status: 200, contentType: "application/json", body: JSON.stringify({ jsonrpc: "2.0", id, result }) });
+    });
+    await page.click("#run");
+    await waitStep(page, "tools", "error");
+    assert.equal(pages, 2, "the first page, then the page of its cursor, whose cursor is the same");
+    assert.equal(await page.$eval(`${stepSel("tools")} .detail`, (n) => n.textContent),
+      'tools/list: the server gave the cursor "page-2" a second time (after 2 pages): stopped');
+    await waitStep(page, "resources", "waiting");
+    await page.close();
+  });
+
+  await check("CORS: a page on another loopback origin calls the endpoint; one on a foreign origin is refused", async () => {
+    const site = await serveSite();
+    try {
+      const page = await browser.newPage();
+      page.on("pageerror", (error) => {
+        throw new Error(`page error: ${error.message}`);
+      });
+      await page.goto(`http://127.0.0.1:${site.port}/`, { waitUntil: "load" });
+      const allowed = await page.evaluate(corsCalls, apps.mcp);
+      assert.equal(allowed.list.status, 200);
+      assert.deepEqual(allowed.list.body.result.tools.map((t) => t.name).sort(), ["add_card", "chart", "move_card", "show_board"]);
+      assert.equal(allowed.init.status, 200);
+      assert.equal(allowed.init.body.result.protocolVersion, "2025-11-25");
+      assert.match(allowed.init.session || "", /^\S+$/, "the page reads Mcp-Session-Id");
+      assert.equal(allowed.initialized, 202, "and sends it back");
+      await page.goto(`http://evil.test:${site.port}/`, { waitUntil: "load" });
+      const foreign = await page.evaluate(corsCalls, apps.mcp);
+      assert.deepEqual(foreign, { list: { error: "TypeError" }, init: { error: "TypeError" }, initialized: "TypeError" });
+      const refused = await fetch(apps.mcp, {
+        method: "OPTIONS",
+        headers: { Origin: `http://evil.test:${site.port}`, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      });
+      assert.equal(refused.status, 403, "the preflight itself is refused");
+      await page.close();
+    } finally {
+      site.server.close();
+    }
   });
 } finally {
   await browser.close();

@@ -54,11 +54,22 @@
 //! moves it, `HttpOptions::without_lab` leaves it out): an MCP client that runs in the browser. It sends real requests to
 //! this endpoint (discover, the three lists, then one call, read and get, each granted or denied
 //! by the user as the host), answers `input_required` rounds from forms, shows progress and log
-//! notifications as they stream, opens `subscriptions/listen`, and shows every envelope as sent
-//! and received. It is plain HTML, CSS and JavaScript embedded in the binary, loads nothing from
-//! any other host, and is served only to loopback clients that connect directly (no proxy
-//! headers) and name a loopback host, unless `HttpOptions::lab_for_any_client` is on. With
-//! [`HttpOptions::auth`], the page itself needs no token; paste one into it to call the endpoint.
+//! notifications as they stream, opens `subscriptions/listen`, reads skills, and shows every
+//! envelope as sent and received. It is plain HTML, CSS and JavaScript embedded in the binary,
+//! loads nothing from any other host, and is served only to loopback clients that connect
+//! directly (no proxy headers) and name a loopback host, unless `HttpOptions::lab_for_any_client`
+//! is on. With [`HttpOptions::auth`], the page itself needs no token; paste one into it to call
+//! the endpoint.
+//!
+//! It is also an MCP Apps host: a tool linked to a `ui://` view is called (with the user's
+//! grant), its view read and rendered in a sandbox, and the view's own requests go through the
+//! page (each `tools/call` with the user's grant, never a tool whose visibility leaves out
+//! `app`). The sandbox is `/lab/sandbox` on the other loopback name of the server (the page on
+//! `127.0.0.1` frames `localhost`, and the other way round), always for loopback clients only,
+//! under a `Content-Security-Policy` built from the view's `_meta.ui.csp` (the spec's restrictive
+//! default when it declares none); the view runs inside it in a frame of an opaque origin, so it
+//! reaches neither the page nor its token. Views are rendered when the page is opened on
+//! `127.0.0.1` or `localhost`.
 //!
 //! ```no_run
 //! # #[cfg(feature = "lab")]

@@ -1,9 +1,13 @@
 // The MCP laboratory: a 2026-07-28 client in the page. It speaks to the server's own endpoint
 // only (same origin; the page's Content-Security-Policy allows nothing else), shows each envelope
-// as sent and received, and asks the user, as the host, to grant each primitive separately.
+// as sent and received, and asks the user, as the host, to grant each primitive separately. As
+// an MCP Apps host it renders a tool's view in the view sandbox, a frame on another origin.
 "use strict";
 
 const ENDPOINT = document.querySelector('meta[name="mcp-endpoint"]').content;
+const LAB_PATH = document.querySelector('meta[name="mcp-lab"]').content;
+// The view sandbox's origin (this server on its other loopback name), or "" when there is none.
+const SANDBOX = document.querySelector('meta[name="mcp-sandbox"]').content;
 const KINDS = {
   tools: { list: "tools/list", items: "tools", call: "tools/call", noun: "tool", verb: "call" },
   resources: { list: "resources/list", items: "resources", call: "resources/read", noun: "resource", verb: "read" },
@@ -65,6 +69,7 @@ function requestMeta(extra = {}) {
   if ($("#cap-roots").checked) capabilities.roots = {};
   if ($("#cap-sampling").checked) capabilities.sampling = {};
   if ($("#cap-elicitation").checked) capabilities.elicitation = { form: {} };
+  if (extra.apps) capabilities.extensions = { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } };
   const meta = {
     "io.modelcontextprotocol/protocolVersion": $("#protocol-version").value.trim(),
     "io.modelcontextprotocol/clientInfo": {
@@ -140,6 +145,10 @@ function record(list, direction, message, info = {}) {
     el("span", { class: "direction", text: direction }),
     el("span", { class: "label", text: label }));
   const item = el("li", { class: "envelope", "data-n": n, "data-direction": direction, "data-label": label }, head);
+  if (info.via) {
+    item.dataset.via = info.via;
+    head.append(el("span", { class: "via", text: `for the ${info.via}` }));
+  }
   if (info.http) item.append(el("p", { class: "http", text: info.http }));
   if (info.challenge) item.append(el("p", { class: "challenge", text: `WWW-Authenticate: ${info.challenge}` }));
   if (message) item.append(el("pre", { class: "json", text: pretty(message) }));
@@ -201,7 +210,8 @@ async function request(method, params, options = {}) {
   const shown = Object.entries(headers)
     .filter(([name]) => name.toLowerCase() !== "authorization")
     .map(([name, value]) => `${name}: ${value}`).join(" · ");
-  trace("client→server", message, { label: method, http: `POST ${ENDPOINT} · ${shown}` });
+  const via = options.via;
+  trace("client→server", message, { label: method, http: `POST ${ENDPOINT} · ${shown}`, via });
   let response;
   try {
     response = await fetch(ENDPOINT, {
@@ -221,14 +231,14 @@ async function request(method, params, options = {}) {
         try {
           incoming = JSON.parse(data);
         } catch {
-          trace("server→client", null, { label: "unparsable event", raw: data, http });
+          trace("server→client", null, { label: "unparsable event", raw: data, http, via });
           continue;
         }
         if (incoming && incoming.id !== undefined && ("result" in incoming || "error" in incoming)) {
-          trace("server→client", incoming, { http: `${http} · text/event-stream` });
+          trace("server→client", incoming, { http: `${http} · text/event-stream`, via });
           return { message: incoming, status: response.status };
         }
-        trace("server→client", incoming, { http: "text/event-stream" });
+        trace("server→client", incoming, { http: "text/event-stream", via });
         if (options.onNotification) options.onNotification(incoming);
       }
       return { failure: "the event stream ended without a response" };
@@ -241,10 +251,10 @@ async function request(method, params, options = {}) {
       incoming = null;
     }
     if (incoming && typeof incoming === "object" && !Array.isArray(incoming)) {
-      trace("server→client", incoming, { http, challenge });
+      trace("server→client", incoming, { http, challenge, via });
       return { message: incoming, status: response.status, challenge };
     }
-    trace("server→client", null, { label: http, raw: text, http, challenge });
+    trace("server→client", null, { label: http, raw: text, http, challenge, via });
     return { failure: `${http}${text ? `: ${text}` : ""}`, status: response.status, challenge };
   } catch (error) {
     const cancelled = options.signal && options.signal.aborted;
@@ -605,11 +615,11 @@ function showServer(result) {
   }
 }
 
-// One request with the page's `_meta` after `params`: { result } when it completes, otherwise
-// { failure, challenge } (a result other than `complete` is a failure here: the callers answer no
-// client input).
-async function requestResult(method, params) {
-  const answer = await request(method, { ...params, _meta: requestMeta() });
+// One request with the page's `_meta` after `params` (`meta` adds to it: requestMeta's options):
+// { result } when it completes, otherwise { failure, challenge } (a result other than `complete`
+// is a failure here: the callers answer no client input).
+async function requestResult(method, params, meta = {}) {
+  const answer = await request(method, { ...params, _meta: requestMeta(meta) });
   if (answer.failure) return { failure: answer.failure, challenge: answer.challenge };
   if (answer.message.error) return { failure: errorText(answer.message), challenge: answer.challenge };
   const result = answer.message.result || {};
@@ -619,19 +629,30 @@ async function requestResult(method, params) {
   return { result };
 }
 
+// The most pages one list is read in: a server that hands out new cursors for ever is stopped.
+const MAX_PAGES = 1000;
+
 // Every page of a list (its items in the result's `key`), following nextCursor: { items }, or the
-// failure of the first page that fails.
-async function listPages(method, key, params = {}) {
+// failure of the first page that fails. A cursor the server already gave (it would loop) or a
+// list longer than MAX_PAGES pages is a failure too.
+async function listPages(method, key, params = {}, meta = {}) {
   const items = [];
+  const seen = new Set();
   let cursor;
-  do {
-    const answer = await requestResult(method, cursor === undefined ? params : { ...params, cursor });
+  for (let pages = 1; ; pages += 1) {
+    const answer = await requestResult(method, cursor === undefined ? params : { ...params, cursor }, meta);
     if (answer.failure) return answer;
     if (!lab.discovered) showServer(answer.result);
     items.push(...(answer.result[key] || []));
     cursor = answer.result.nextCursor;
-  } while (cursor !== undefined && cursor !== null);
-  return { items };
+    if (cursor === undefined || cursor === null) return { items };
+    const seenKey = JSON.stringify(cursor);
+    if (seen.has(seenKey)) {
+      return { failure: `the server gave the cursor ${seenKey} a second time (after ${pages} pages): stopped` };
+    }
+    if (pages >= MAX_PAGES) return { failure: `more than ${MAX_PAGES} pages: stopped` };
+    seen.add(seenKey);
+  }
 }
 
 async function listAll(kind) {
@@ -966,6 +987,659 @@ function resetSkills() {
   }
 }
 
+// ---------------------------------------------------------------- MCP Apps: tools with a view
+
+const UI_EXTENSION = "io.modelcontextprotocol/ui";
+const APP_MIME_TYPE = "text/html;profile=mcp-app";
+const APPS_PROTOCOL_VERSION = "2026-01-26";
+const HOST_INFO = { name: "mcp-lab", version: "1.0.0" };
+// The frame's height in pixels: at first, and the bounds of what the view may ask for.
+const VIEW_HEIGHT = { initial: 320, min: 60, max: 900 };
+// How long a closing view has to answer ui/resource-teardown, in milliseconds.
+const TEARDOWN_MS = 2000;
+const VIEW_LOG_LIMIT = 300;
+const VIEW_ASKS_LIMIT = 50;
+// The JSON-RPC error code of a request of the view that the host refuses: the person denied it,
+// or the view may not make it.
+const HOST_REFUSED = -32000;
+
+// `resets` counts the card's resets: an answer that comes after one belongs to no one.
+const apps = { tools: [], runnable: [], chosen: null, view: null, views: 0, runGrant: null, resets: 0 };
+const viewCounter = { value: 0 };
+
+function appsCard() {
+  return card("apps");
+}
+
+function appsButton(action) {
+  return $(`:scope > .actions [data-action="${action}"]`, appsCard());
+}
+
+function appsNote(status, text) {
+  const note = $(":scope > .note", appsCard());
+  note.dataset.status = status;
+  note.textContent = text;
+}
+
+// Shows the Apps card when discovery declared the extension.
+function offerApps(discovered) {
+  const extensions = discovered && discovered.capabilities && discovered.capabilities.extensions;
+  appsCard().hidden = !(extensions && extensions[UI_EXTENSION]);
+  if (!SANDBOX) {
+    appsNote("error", "Views are rendered only when this page is opened on 127.0.0.1 or localhost: "
+      + "their sandbox is this server on the other name.");
+  }
+}
+
+// The `ui://` view a tool links to (`_meta.ui.resourceUri`, else the older flat
+// `_meta["ui/resourceUri"]`), or null.
+function viewOf(tool) {
+  const meta = tool && tool._meta;
+  if (!meta || typeof meta !== "object") return null;
+  const ui = meta.ui && typeof meta.ui === "object" ? meta.ui : {};
+  const uri = typeof ui.resourceUri === "string" ? ui.resourceUri : meta["ui/resourceUri"];
+  return typeof uri === "string" && uri.startsWith("ui://") ? uri : null;
+}
+
+// Who may call a tool: `_meta.ui.visibility`, by default the model and the app.
+function visibilityOf(tool) {
+  const ui = tool && tool._meta && tool._meta.ui;
+  return ui && Array.isArray(ui.visibility) ? ui.visibility : ["model", "app"];
+}
+
+async function listAppTools() {
+  const box = appsCard();
+  appsButton("list-apps").disabled = true;
+  appsNote("running", "tools/list …");
+  const resets = apps.resets;
+  const listed = await listPages("tools/list", "tools", {}, { apps: true });
+  appsButton("list-apps").disabled = false;
+  if (apps.resets !== resets) return;
+  if (listed.failure) {
+    appsNote("error", `tools/list: ${failureText(listed)}`);
+    return;
+  }
+  apps.tools = listed.items;
+  apps.runnable = listed.items.filter((t) => viewOf(t) && visibilityOf(t).includes("model"));
+  const appOnly = listed.items.filter((t) => viewOf(t) && !visibilityOf(t).includes("model")).map((t) => t.name);
+  $(":scope > h3 .count", box).textContent = `${apps.runnable.length} with a view`;
+  const pick = $(".pick", box);
+  pick.replaceChildren(...apps.runnable.map((t, i) => el("option", { value: String(i), text: t.name })));
+  pick.disabled = !apps.runnable.length;
+  pick.onchange = () => chooseAppTool(apps.runnable[Number(pick.value)]);
+  chooseAppTool(apps.runnable[0] || null);
+  const n = listed.items.length;
+  appsNote("completed", `${n} tool${n === 1 ? "" : "s"} listed, ${apps.runnable.length} with a view to run.`
+    + (appOnly.length ? ` Only views may call ${appOnly.join(", ")} (visibility ["app"]).` : "")
+    + (SANDBOX ? "" : " Views are not rendered on this host name: open the page on 127.0.0.1 or localhost."));
+}
+
+function chooseAppTool(tool) {
+  const box = appsCard();
+  apps.chosen = tool;
+  $(".tool-description", box).textContent = tool
+    ? [tool.title, tool.description, `view ${viewOf(tool)}`].filter(Boolean).join(" — ") : "";
+  const form = $(".form", box);
+  if (tool) {
+    box.readArguments = schemaForm(form, tool.inputSchema, showAppPayload);
+  } else {
+    form.replaceChildren();
+    box.readArguments = () => ({});
+  }
+  showAppPayload();
+  refreshRun();
+}
+
+function appCallParams() {
+  return { name: apps.chosen.name, arguments: appsCard().readArguments() };
+}
+
+function showAppPayload() {
+  $(".payload", appsCard()).textContent = apps.chosen
+    ? pretty({ method: "tools/call", params: { ...appCallParams(), _meta: requestMeta({ apps: true }) } }) : "";
+}
+
+function refreshRun() {
+  appsButton("run-app").disabled = !apps.chosen || Boolean(apps.runGrant) || !SANDBOX;
+}
+
+// Approve and Deny buttons as one decision: { promise, settle } (settle decides from elsewhere).
+function decide(approve, deny) {
+  let settle;
+  const promise = new Promise((resolve) => {
+    settle = (choice) => {
+      approve.disabled = true;
+      deny.disabled = true;
+      approve.onclick = null;
+      deny.onclick = null;
+      resolve(choice);
+    };
+  });
+  approve.onclick = () => settle("approved");
+  deny.onclick = () => settle("denied");
+  approve.disabled = false;
+  deny.disabled = false;
+  return { promise, settle };
+}
+
+// Run: the host grant of the call, then the call and its view.
+async function runApp() {
+  const box = appsCard();
+  const tool = apps.chosen;
+  if (!tool || apps.runGrant) return;
+  const grant = $(":scope > .grant", box);
+  grant.textContent = `Host grant: waiting for your decision on tools/call ${tool.name}`;
+  apps.runGrant = decide(appsButton("approve"), appsButton("deny"));
+  $(".pick", box).disabled = true;
+  refreshRun();
+  const resets = apps.resets;
+  const choice = await apps.runGrant.promise;
+  if (apps.resets !== resets) return;
+  apps.runGrant = null;
+  $(".pick", box).disabled = !apps.runnable.length;
+  refreshRun();
+  if (choice !== "approved") {
+    grant.textContent = "Host grant: denied · no tools/call sent";
+    return;
+  }
+  grant.textContent = `Host grant: approved · tools/call ${tool.name} sent`;
+  await openView(tool, appCallParams().arguments);
+}
+
+// The call's outcome as the view is told it: { result } (a CallToolResult as received, isError
+// or not), or { cancelled } with why there is none.
+function callOutcome(answer) {
+  if (answer.failure) return { cancelled: answer.failure };
+  if (answer.message.error) return { cancelled: errorText(answer.message) };
+  const result = answer.message.result || {};
+  if (result.resultType !== undefined && result.resultType !== "complete") {
+    return { cancelled: `resultType ${result.resultType}: the Apps card answers no client input` };
+  }
+  return { result };
+}
+
+// The one content of a view's read: { html, csp, prefersBorder }, or { failure }.
+function viewContent(result, uri) {
+  const contents = Array.isArray(result.contents) ? result.contents : [];
+  if (contents.length !== 1) return { failure: `resources/read ${uri}: ${contents.length} contents, where a view is one` };
+  const content = contents[0] || {};
+  if (content.mimeType !== APP_MIME_TYPE) {
+    return { failure: `resources/read ${uri}: mimeType ${plain(content.mimeType) || "(none)"}, not ${APP_MIME_TYPE}` };
+  }
+  let html;
+  if (typeof content.text === "string") {
+    html = content.text;
+  } else if (typeof content.blob === "string") {
+    try {
+      html = new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(content.blob), (c) => c.charCodeAt(0)));
+    } catch {
+      return { failure: `resources/read ${uri}: its blob is not base64 UTF-8 text` };
+    }
+  } else {
+    return { failure: `resources/read ${uri}: no text and no blob` };
+  }
+  const ui = content._meta && typeof content._meta.ui === "object" && content._meta.ui ? content._meta.ui : {};
+  const csp = ui.csp && typeof ui.csp === "object" && !Array.isArray(ui.csp) ? ui.csp : undefined;
+  return { html, csp, prefersBorder: ui.prefersBorder === true };
+}
+
+// The sandbox document for a view: its policy is built by the server from the view's csp.
+function sandboxUrl(csp) {
+  const query = csp ? `?csp=${encodeURIComponent(JSON.stringify(csp))}` : "";
+  return `${SANDBOX}${LAB_PATH}/sandbox${query}`;
+}
+
+function setViewState(view, state, text) {
+  if (apps.view !== view) return;
+  const area = $(".view", appsCard());
+  area.dataset.state = state;
+  $(".view-head", area).textContent = `${view.uri} · ${text}`;
+}
+
+// Calls the tool and reads its view at once (the view boots while the tool runs), then renders
+// the view in the sandbox; the call's outcome waits for the view's `initialized`.
+async function openView(tool, args) {
+  await closeView("replaced by another view");
+  const box = appsCard();
+  const uri = viewOf(tool);
+  const view = {
+    number: ++apps.views, tool, args, uri, frame: null, html: null, csp: undefined,
+    resourceSent: false, initialized: false, inputSent: false, outcome: null, outcomeSent: false,
+    pending: new Map(), nextId: 0, closing: null,
+  };
+  apps.view = view;
+  const area = $(".view", box);
+  area.hidden = false;
+  for (const part of [".view-asks", ".frame-box"]) $(part, area).replaceChildren();
+  $(".view-csp", area).textContent = "";
+  $(".view-call", area).textContent = `tools/call ${tool.name} …`;
+  $(".view-call", area).dataset.status = "running";
+  appsButton("close-view").disabled = false;
+  setViewState(view, "loading", "reading the view …");
+  const called = request("tools/call", { name: tool.name, arguments: args, _meta: requestMeta({ apps: true }) },
+    { toolSchema: tool.inputSchema });
+  const read = requestResult("resources/read", { uri }, { apps: true });
+  called.then((answer) => {
+    if (apps.view !== view || view.closing) return;
+    view.outcome = callOutcome(answer);
+    showCallOutcome(view);
+    flushView(view);
+  });
+  const answer = await read;
+  if (apps.view !== view || view.closing) return;
+  if (answer.failure) {
+    setViewState(view, "error", `resources/read: ${failureText(answer)}`);
+    return;
+  }
+  const content = viewContent(answer.result, uri);
+  if (content.failure) {
+    setViewState(view, "error", content.failure);
+    return;
+  }
+  view.html = content.html;
+  view.csp = content.csp;
+  $(".view-csp", area).textContent = content.csp
+    ? `Its _meta.ui.csp, which the sandbox's policy enforces: ${JSON.stringify(content.csp)}`
+    : "It declares no _meta.ui.csp: the sandbox's restrictive default policy (no connection, nothing loaded from elsewhere).";
+  const frame = el("iframe", {
+    class: "app-frame",
+    title: `The view ${uri}`,
+    sandbox: "allow-scripts allow-same-origin allow-forms",
+    referrerpolicy: "no-referrer",
+    src: sandboxUrl(content.csp),
+  });
+  frame.style.height = `${VIEW_HEIGHT.initial}px`;
+  view.frame = frame;
+  $(".frame-box", area).dataset.border = String(content.prefersBorder);
+  $(".frame-box", area).append(frame);
+  // Browsers hold back frames out of sight (no rendering, no resize observers): bring it in.
+  frame.scrollIntoView({ block: "nearest" });
+  setViewState(view, "loading", `sandbox ${SANDBOX} · waiting for the view's ui/initialize`);
+}
+
+function showCallOutcome(view) {
+  const line = $(".view-call", appsCard());
+  const outcome = view.outcome;
+  if (outcome.result) {
+    const text = (outcome.result.content || []).map((b) => (b && b.type === "text" ? b.text : `[${b && b.type}]`)).join(" ");
+    line.dataset.status = outcome.result.isError ? "failed" : "completed";
+    line.textContent = `tools/call ${view.tool.name} returned${outcome.result.isError ? " isError" : ""}: ${text}`;
+  } else {
+    line.dataset.status = "error";
+    line.textContent = `tools/call ${view.tool.name} failed (the view is sent tool-cancelled): ${outcome.cancelled}`;
+  }
+}
+
+function current(view) {
+  return apps.view === view && !view.closing;
+}
+
+function logView(view, direction, message, raw) {
+  const area = $(".view", appsCard());
+  const list = $(".view-log", area);
+  let shown = message;
+  if (message && message.method === "ui/notifications/sandbox-resource-ready") {
+    shown = { ...message, params: { ...message.params, html: `[${message.params.html.length} characters of HTML]` } };
+  }
+  const item = record(list, direction, shown, { counter: viewCounter, raw, label: message ? undefined : "ignored" });
+  item.dataset.view = String(view.number);
+  $(".envelope-head", item).append(el("span", { class: "via", text: `view ${view.number}` }));
+  while (list.children.length > VIEW_LOG_LIMIT) list.firstElementChild.remove();
+  $(".view-log-box .count", area).textContent = `${viewCounter.value} message${viewCounter.value === 1 ? "" : "s"}`;
+}
+
+function sendToView(view, message) {
+  if (!view.frame || !view.frame.contentWindow) return;
+  logView(view, "host→view", message);
+  view.frame.contentWindow.postMessage(message, SANDBOX);
+}
+
+function replyToView(view, id, body) {
+  if (current(view)) sendToView(view, { jsonrpc: "2.0", id, ...body });
+}
+
+// Whether `m` is a JSON-RPC 2.0 request, notification or response.
+function jsonRpc(m) {
+  if (!m || typeof m !== "object" || Array.isArray(m) || m.jsonrpc !== "2.0") return false;
+  const idOk = m.id === undefined || typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id));
+  if (!idOk) return false;
+  if (typeof m.method === "string") return m.params === undefined || (typeof m.params === "object" && m.params !== null);
+  return m.id !== undefined && ("result" in m || "error" in m);
+}
+
+// Every message from the view's frame: only from the current view's sandbox window and origin.
+function onViewMessage(event) {
+  const view = apps.view;
+  if (!view || !view.frame || event.source !== view.frame.contentWindow || event.origin !== SANDBOX) return;
+  const message = event.data;
+  if (!jsonRpc(message)) {
+    logView(view, "view→host", null, "not a JSON-RPC 2.0 message: ignored");
+    return;
+  }
+  logView(view, "view→host", message);
+  if (message.method === "ui/notifications/sandbox-proxy-ready") {
+    if (!view.resourceSent && view.html !== null && current(view)) {
+      view.resourceSent = true;
+      const params = { html: view.html };
+      if (view.csp) params.csp = view.csp;
+      view.html = null;
+      sendToView(view, { jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params });
+    }
+    return;
+  }
+  if (!view.resourceSent) return;
+  if (typeof message.method !== "string") {
+    const waiting = view.pending.get(message.id);
+    view.pending.delete(message.id);
+    if (waiting) waiting(message);
+  } else if (message.id !== undefined) {
+    if (current(view)) viewRequest(view, message);
+  } else if (current(view)) {
+    viewNotification(view, message);
+  }
+}
+
+function viewRequest(view, message) {
+  const params = message.params || {};
+  const reply = (body) => replyToView(view, message.id, body);
+  switch (message.method) {
+    case "ui/initialize":
+      reply({ result: initializeResult(view) });
+      setViewState(view, "initializing", `sandbox ${SANDBOX} · answered ui/initialize, waiting for initialized`);
+      return;
+    case "ping":
+      reply({ result: {} });
+      return;
+    case "tools/call":
+      viewToolCall(view, params, reply);
+      return;
+    case "resources/read":
+      viewRead(view, params, reply);
+      return;
+    case "ui/open-link":
+      viewOpenLink(view, params, reply);
+      return;
+    case "ui/message": {
+      const blocks = Array.isArray(params.content) ? params.content : params.content ? [params.content] : [];
+      addAsk(view, {
+        method: "ui/message", status: "completed",
+        text: `The view sends a message as the ${plain(params.role) || "user"} (this page has no conversation: it is shown here)`,
+        detail: blocks.map((b) => (b && b.type === "text" ? plain(b.text) : `[${plain(b && b.type)}]`)).join("\n"),
+      });
+      reply({ result: {} });
+      return;
+    }
+    case "ui/update-model-context":
+      addAsk(view, {
+        method: "ui/update-model-context", status: "completed",
+        text: "The view updates the model's context (shown here: this page has no model)",
+        detail: pretty({ content: params.content, structuredContent: params.structuredContent }),
+      });
+      reply({ result: {} });
+      return;
+    case "ui/request-display-mode":
+      reply({ result: { mode: "inline" } });
+      return;
+    default:
+      reply({ error: { code: -32601, message: `Method not found: ${message.method}` } });
+  }
+}
+
+function viewNotification(view, message) {
+  const params = message.params || {};
+  if (message.method === "ui/notifications/initialized") {
+    if (view.initialized) return;
+    view.initialized = true;
+    setViewState(view, "initialized", `sandbox ${SANDBOX} · initialized`);
+    flushView(view);
+  } else if (message.method === "ui/notifications/size-changed") {
+    if (typeof params.height === "number" && Number.isFinite(params.height)) {
+      const height = Math.min(VIEW_HEIGHT.max, Math.max(VIEW_HEIGHT.min, Math.ceil(params.height)));
+      view.frame.style.height = `${height}px`;
+    }
+  } else if (message.method === "ui/notifications/request-teardown") {
+    closeView("the view asked to be closed");
+  }
+  // Anything else (notifications/message, …) is in the message log and needs nothing more.
+}
+
+// After `initialized`, the call's arguments, then its outcome once it is there: each once.
+function flushView(view) {
+  if (!view.initialized || !current(view)) return;
+  if (!view.inputSent) {
+    view.inputSent = true;
+    sendToView(view, { jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: view.args } });
+  }
+  if (view.outcome && !view.outcomeSent) {
+    view.outcomeSent = true;
+    if (view.outcome.result) {
+      sendToView(view, { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: view.outcome.result });
+    } else {
+      sendToView(view, { jsonrpc: "2.0", method: "ui/notifications/tool-cancelled", params: { reason: view.outcome.cancelled } });
+    }
+  }
+}
+
+function initializeResult(view) {
+  return {
+    protocolVersion: APPS_PROTOCOL_VERSION,
+    hostInfo: HOST_INFO,
+    hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} },
+    hostContext: {
+      toolInfo: { tool: view.tool },
+      theme: "light",
+      displayMode: "inline",
+      availableDisplayModes: ["inline"],
+      containerDimensions: { width: Math.floor(view.frame.getBoundingClientRect().width), maxHeight: VIEW_HEIGHT.max },
+      locale: navigator.language,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      platform: "web",
+      userAgent: `${HOST_INFO.name}/${HOST_INFO.version}`,
+    },
+  };
+}
+
+// One thing the view asked for, shown in the card: with Approve and Deny when it needs a grant
+// (its `decision` then resolves to "approved", "denied" or "closed").
+function addAsk(view, { method, status, text, detail, grant = false, buttons = [] }) {
+  const list = $(".view-asks", appsCard());
+  const item = el("li", { class: "ask", "data-method": method, "data-status": status },
+    el("p", { class: "ask-text", text }),
+    detail ? el("pre", { class: "ask-detail", text: detail }) : null);
+  const line = el("p", { class: "ask-status" });
+  if (grant) {
+    const approve = el("button", { type: "button", "data-action": "approve", text: "Approve" });
+    const deny = el("button", { type: "button", "data-action": "deny", text: "Deny" });
+    item.append(el("div", { class: "actions grant-actions" }, approve, deny));
+    const decision = decide(approve, deny);
+    item.decision = decision.promise;
+    item.settle = decision.settle;
+    line.textContent = "Host grant: waiting for your decision";
+  }
+  if (buttons.length) item.append(el("div", { class: "actions" }, ...buttons));
+  item.append(line);
+  list.append(item);
+  while (list.children.length > VIEW_ASKS_LIMIT) {
+    const first = list.firstElementChild;
+    if (first.settle) first.settle("denied");
+    first.remove();
+  }
+  item.scrollIntoView({ block: "nearest" });
+  return item;
+}
+
+// A decided ask: its status, and no more buttons of a grant.
+function setAsk(item, status, text) {
+  item.dataset.status = status;
+  $(".ask-status", item).textContent = text;
+  if (item.settle) $(".grant-actions", item)?.remove();
+}
+
+// The view's tools/call: a tool of this server's list whose visibility includes "app", after the
+// person's grant; then the server's answer, as it is, to the view.
+async function viewToolCall(view, params, reply) {
+  const name = params.name;
+  if (typeof name !== "string") {
+    reply({ error: { code: -32602, message: "tools/call names its tool in params.name" } });
+    return;
+  }
+  const tool = apps.tools.find((t) => t.name === name);
+  if (!tool || !visibilityOf(tool).includes("app")) {
+    const why = tool ? `its visibility is ${JSON.stringify(visibilityOf(tool))}, without "app"` : "this server listed no such tool";
+    addAsk(view, { method: "tools/call", status: "refused", text: `The view asked to call ${name}: refused without asking you (${why})` });
+    reply({ error: { code: HOST_REFUSED, message: `The host refuses tools/call ${name}: ${why}` } });
+    return;
+  }
+  const args = params.arguments === undefined ? {} : params.arguments;
+  const ask = addAsk(view, { method: "tools/call", status: "waiting", text: `The view asks to call ${name}`, detail: pretty(args), grant: true });
+  ask.dataset.tool = name;
+  const choice = await ask.decision;
+  if (!current(view)) return;
+  if (choice !== "approved") {
+    setAsk(ask, "denied", "Host grant: denied · no tools/call sent");
+    reply({ error: { code: HOST_REFUSED, message: `The host denied tools/call ${name}` } });
+    return;
+  }
+  setAsk(ask, "running", "Host grant: approved · tools/call sent");
+  const token = params._meta && params._meta.progressToken;
+  const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
+  const answer = await request("tools/call", { name, arguments: args, _meta: requestMeta({ apps: true, progressToken }) }, {
+    toolSchema: tool.inputSchema,
+    via: "view",
+    onNotification: (m) => {
+      if (progressToken !== undefined && m.method === "notifications/progress" && current(view)) sendToView(view, m);
+    },
+  });
+  if (!current(view)) return;
+  if (answer.failure) {
+    setAsk(ask, "error", `Host grant: approved · tools/call failed: ${failureText(answer)}`);
+    reply({ error: { code: -32603, message: `tools/call ${name}: ${answer.failure}` } });
+  } else if (answer.message.error) {
+    setAsk(ask, "error", `Host grant: approved · tools/call answered ${errorText(answer.message)}`);
+    reply({ error: answer.message.error });
+  } else {
+    const outcome = callOutcome(answer);
+    if (outcome.cancelled) {
+      setAsk(ask, "error", `Host grant: approved · ${outcome.cancelled}`);
+      reply({ error: { code: -32603, message: outcome.cancelled } });
+    } else {
+      setAsk(ask, "completed", `Host grant: approved · tools/call returned${outcome.result.isError ? " isError" : ""}`);
+      reply({ result: outcome.result });
+    }
+  }
+}
+
+// The view's resources/read: sent to this server (the only one this page speaks to), no grant.
+async function viewRead(view, params, reply) {
+  if (typeof params.uri !== "string") {
+    reply({ error: { code: -32602, message: "resources/read names its resource in params.uri" } });
+    return;
+  }
+  const ask = addAsk(view, { method: "resources/read", status: "running", text: `The view reads ${params.uri} (from this server only)` });
+  const answer = await request("resources/read", { uri: params.uri, _meta: requestMeta({ apps: true }) }, { via: "view" });
+  if (!current(view)) return;
+  if (answer.failure) {
+    setAsk(ask, "error", `resources/read failed: ${failureText(answer)}`);
+    reply({ error: { code: -32603, message: `resources/read ${params.uri}: ${answer.failure}` } });
+  } else if (answer.message.error) {
+    setAsk(ask, "error", `resources/read answered ${errorText(answer.message)}`);
+    reply({ error: answer.message.error });
+  } else {
+    setAsk(ask, "completed", "resources/read returned");
+    reply({ result: answer.message.result || {} });
+  }
+}
+
+// ui/open-link: shown with a button; the link opens only when the person clicks it (http and
+// https only, without opener or referrer).
+function viewOpenLink(view, params, reply) {
+  let url = null;
+  try {
+    url = new URL(String(params.url));
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    addAsk(view, { method: "ui/open-link", status: "refused", text: "The view asked to open a link that is not http or https: refused", detail: plain(params.url) });
+    reply({ error: { code: HOST_REFUSED, message: "The host opens http and https links only" } });
+    return;
+  }
+  const href = url.href;
+  const open = el("button", {
+    type: "button", "data-action": "open-link", text: "Open in a new tab",
+    onclick: () => window.open(href, "_blank", "noopener,noreferrer"),
+  });
+  addAsk(view, { method: "ui/open-link", status: "completed", text: "The view asks to open a link (it opens only if you click)", detail: href, buttons: [open] });
+  reply({ result: {} });
+}
+
+// Closes the view: ui/resource-teardown first when it is initialized (its answer awaited at most
+// TEARDOWN_MS), then the frame is removed. Grants it still waits for are closed unanswered.
+function closeView(reason) {
+  const view = apps.view;
+  if (!view) return Promise.resolve();
+  if (view.closing) return view.closing;
+  view.closing = (async () => {
+    for (const item of appsCard().querySelectorAll(".view-asks .ask")) {
+      if (item.settle && item.dataset.status === "waiting") {
+        item.settle("closed");
+        setAsk(item, "closed", "Host grant: not given · the view was closed");
+      }
+    }
+    setViewState(view, "closing", `closing (${reason})`);
+    if (view.initialized && view.frame) {
+      const id = `lab-teardown-${++view.nextId}`;
+      const answered = new Promise((resolve) => view.pending.set(id, resolve));
+      sendToView(view, { jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {} });
+      await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, TEARDOWN_MS))]);
+    }
+    if (view.frame) view.frame.remove();
+    view.frame = null;
+    setViewState(view, "closed", `closed (${reason})`);
+    if (apps.view === view) apps.view = null;
+    appsButton("close-view").disabled = true;
+  })();
+  return view.closing;
+}
+
+function resetApps() {
+  const box = appsCard();
+  apps.resets += 1;
+  if (apps.runGrant) apps.runGrant.settle("denied");
+  apps.runGrant = null;
+  closeView("the page was reset").then(() => {
+    if (apps.view) return;
+    $(".view", box).hidden = true;
+    $(".view-log", box).replaceChildren();
+    $(".view-log-box .count", box).textContent = "";
+    viewCounter.value = 0;
+  });
+  box.hidden = true;
+  apps.tools = [];
+  apps.runnable = [];
+  apps.chosen = null;
+  $(":scope > h3 .count", box).textContent = "not listed";
+  $(".pick", box).replaceChildren();
+  $(".pick", box).disabled = true;
+  $(".form", box).replaceChildren();
+  $(".payload", box).textContent = "";
+  $(".tool-description", box).textContent = "";
+  $(":scope > .grant", box).textContent = "Host grant: not asked yet";
+  appsNote("idle", "not listed yet");
+  refreshRun();
+}
+
+function wireApps() {
+  appsButton("list-apps").addEventListener("click", listAppTools);
+  appsButton("run-app").addEventListener("click", runApp);
+  appsButton("close-view").addEventListener("click", () => closeView("closed by you"));
+  for (const id of ["#cap-roots", "#cap-sampling", "#cap-elicitation", "#client-name", "#client-version", "#protocol-version"]) {
+    $(id).addEventListener("input", showAppPayload);
+  }
+  window.addEventListener("message", onViewMessage);
+  refreshRun();
+}
+
 function reset() {
   lab.nextId = 0;
   transcript.value = 0;
@@ -991,6 +1665,7 @@ function reset() {
     box.chosen = null;
   }
   resetSkills();
+  resetApps();
   setStatus($("#overall"), "idle");
 }
 
@@ -1004,6 +1679,7 @@ async function run() {
   try {
     lab.discovered = await discover();
     offerSkills(lab.discovered);
+    offerApps(lab.discovered);
     for (const kind of Object.keys(KINDS)) await primitive(kind);
     const states = [...document.querySelectorAll(".steps li")].map((n) => n.dataset.status);
     setStatus($("#overall"), states.every((s) => s === "completed") ? "completed" : "finished");
@@ -1099,5 +1775,6 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll('.skills > .actions [data-action]')) {
     button.addEventListener("click", () => skillAction(button.dataset.action));
   }
+  wireApps();
   document.body.dataset.ready = "true";
 });
