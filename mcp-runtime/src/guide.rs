@@ -472,6 +472,28 @@
 //! only) that runs discover, the lists, and one call, read and get from your browser, each
 //! granted by you, and shows every message on the wire.
 //!
+//! ### Publishing to the MCP Registry
+//!
+//! The MCP Registry lists a server by its `server.json`: a reverse-DNS name
+//! (`io.github.OWNER/NAME`), its version and description, and where to get it (a crate whose
+//! binary serves stdio, a URL serving Streamable HTTP). A server run by
+//! [`Server::run`](crate::Server::run) prints its own, checked against the registry's rules
+//! (from code: [`Server::server_json`](crate::Server::server_json) with a
+//! [`ServerJson`](crate::ServerJson)):
+//!
+//! ```sh
+//! cargo run -- --server-json --name io.github.OWNER/weather --crate weather-mcp \
+//!     --remote https://weather.example.com/mcp > server.json
+//! ```
+//!
+//! The description is `serverInfo.description`, else the instructions, unless you give one
+//! (`--description`, 100 characters at most); the crate's version is the server's unless you
+//! write `--crate NAME@VERSION`. For a crate, the registry checks that its README on crates.io shows
+//! the line `mcp-name: io.github.OWNER/weather` as plain text (crates.io drops HTML comments).
+//! Then `cargo publish` the crate, log in with the registry's `mcp-publisher` CLI
+//! (`mcp-publisher login github` for an `io.github.OWNER/` name, DNS for a domain of yours),
+//! and run `mcp-publisher publish` next to `server.json`.
+//!
 //! ## 11. Protecting a server
 //!
 //! On a network, make the endpoint an OAuth 2.1 resource server: every request carries a
@@ -552,3 +574,205 @@
 //! An HTTP endpoint without `auth` takes one explicitly, for the clients that connect from this
 //! machine only (`HttpOptions::default().local_caller(caller)`): a client from any other address
 //! stays anonymous, and an endpoint with `auth` refuses the setting.
+//!
+//! ## 12. How a host uses your server
+//!
+//! A host is the application the model works in (a desktop assistant, an IDE, an agent runtime);
+//! it reaches your server through an MCP client, usually an official SDK's. What it sees of each
+//! thing this framework serves:
+//!
+//! - **Tools.** `tools/list` gives each tool's name, its doc comment as the description, its
+//!   `inputSchema` (and `outputSchema` for `Json<T>`) and annotations; the model picks a call and
+//!   the host sends `tools/call`. The result's `content` (and `structuredContent`) goes back to
+//!   the model, an `Err` of section 3 as `isError: true` that it reads and can correct, an
+//!   `McpError` as a JSON-RPC error the host handles. Resources and prompts are read
+//!   (`resources/read`) and got (`prompts/get`) the same way, usually at the user's request
+//!   rather than the model's.
+//! - **Questions (section 7).** A 2026-07-28 host gets `resultType: "input_required"` with the
+//!   `inputRequests`, and calls again with `inputResponses` and the `requestState`. It writes no
+//!   such loop: the SDKs answer through handlers the host registers
+//!   (`client.setRequestHandler('elicitation/create', …)`, `'sampling/createMessage'` and
+//!   `'roots/list'` in TypeScript; `Client(elicitation_callback=…, sampling_callback=…,
+//!   list_roots_callback=…)` in Python), call again on their own, and return the final result. A
+//!   2025-11-25 host gets the same questions as requests on the call's stream (section 10),
+//!   answered by the same handlers. `.ci/interop/ts-client.mjs` and `py_client.py` do both.
+//! - **Tasks.** A host that declares the tasks extension in a request's
+//!   `_meta["io.modelcontextprotocol/clientCapabilities"].extensions`
+//!   (`{"io.modelcontextprotocol/tasks": {}}`) gets, from a `task` tool, a handle instead of
+//!   the result: `{"resultType": "task", "taskId": …, "status": "working", "pollIntervalMs": …}`.
+//!   It polls `tasks/get` with the `taskId` (over HTTP with an `Mcp-Name` header that repeats it)
+//!   until the status is `completed` (the task's `result` is the `CallToolResult` the call would
+//!   have returned), `failed` (its `error`) or `cancelled`. A task in `input_required` shows its
+//!   `inputRequests`, answered with `tasks/update` (`taskId`, `inputResponses`); `tasks/cancel`
+//!   fires the tool's cancellation token. Every `tasks/*` request declares the extension too, and
+//!   only the caller that created a task may read it. A host that declares nothing gets a plain
+//!   call result from a `task = "optional"` tool, so such a tool works with every host.
+//! - **Listen streams.** `subscriptions/listen` is a request whose answer is a stream: an
+//!   acknowledgement, then `notifications/tools/list_changed` (and the prompts' and resources')
+//!   when the server's primitives change at run time ([`Server::add`](crate::Server::add),
+//!   [`Server::remove`](crate::Server::remove)), `notifications/resources/updated` for the URIs it
+//!   named ([`Server::notify_resource_updated`](crate::Server::notify_resource_updated)), and with
+//!   `taskIds`, `notifications/tasks` carrying the whole task each time it changes: a push
+//!   instead of polling. In the SDKs: `async with client.listen(tools_list_changed=True) as sub:`
+//!   (Python), `client.listen({ toolsListChanged: true })` with the notifications delivered to
+//!   `setNotificationHandler` (TypeScript). Neither SDK's listen names `taskIds` in the versions
+//!   below, so the snippets poll.
+//!
+//! ### Getting a task's result from the official SDKs
+//!
+//! Neither SDK client handles tasks by itself in the versions `.ci/interop` pins (Python `mcp`
+//! 2.3.0, TypeScript `@modelcontextprotocol/client` 2.4.0).
+//!
+//! - The Python client has the means to add an extension: a `ClientExtension` that declares it
+//!   and claims the `resultType: "task"` answer of `tools/call`, whose resolver polls `tasks/get`
+//!   (a request class with `name_param` gets the `Mcp-Name` header). With it installed,
+//!   `client.call_tool` returns a task's result like any other.
+//! - The TypeScript client refuses a `task` answer. The official `@modelcontextprotocol/ext-tasks`
+//!   (0.2.2) drives tasks (`callTool`, `settle`, `cancel`, input through `onInputRequest`), but
+//!   for a 2026-07-28 server it sends that traffic through a raw dispatch the host writes.
+//!
+//! Both excerpts below are the part between the `guide:` markers of `.ci/interop/host_tasks.py`
+//! and `.ci/interop/host-tasks.mjs`, which `bash .ci/interop.sh` runs against `examples/notes`
+//! (whose `reindex` tool is a task for these clients); `tests/guide_hosts.rs` fails when they
+//! drift apart. Neither cancels: notes has no task slow enough to cancel before it ends (with
+//! ext-tasks it is `execution.cancel()`; in Python, a `tasks/cancel` request built like
+//! `GetTask`).
+//!
+//! Python:
+//!
+//! ```python
+//! from typing import Literal
+//!
+//! import anyio
+//! from mcp import types
+//! from mcp.client import Client
+//! from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+//!
+//!
+//! class CreateTaskResult(types.Result):
+//!     """What `tools/call` answers when the server runs the call as a task."""
+//!
+//!     result_type: Literal["task"]
+//!     task_id: str
+//!     poll_interval_ms: int | None = None
+//!
+//!
+//! class TaskParams(types.RequestParams):
+//!     task_id: str
+//!
+//!
+//! class GetTask(types.Request[TaskParams, Literal["tasks/get"]]):
+//!     method: Literal["tasks/get"] = "tasks/get"
+//!     params: TaskParams
+//!     name_param = "taskId"  # mirrored in the Mcp-Name header
+//!
+//!
+//! class DetailedTask(types.Result):
+//!     """What `tasks/get` answers: the task, with its result once completed."""
+//!
+//!     task_id: str
+//!     status: Literal["working", "input_required", "completed", "failed", "cancelled"]
+//!     status_message: str | None = None
+//!     result: types.CallToolResult | None = None
+//!     error: types.ErrorData | None = None
+//!
+//!
+//! async def wait_for_task(task: CreateTaskResult, ctx: ClaimContext) -> types.CallToolResult:
+//!     """Polls `tasks/get` until the task ends (30 s at most), and returns its result."""
+//!     print(f"task {task.task_id}")
+//!     with anyio.fail_after(30):
+//!         while True:
+//!             got = await ctx.session.send_request(GetTask(params=TaskParams(task_id=task.task_id)), DetailedTask)
+//!             print(f"{got.status}: {got.status_message or ''}")
+//!             if got.status == "completed" and got.result is not None:
+//!                 return got.result
+//!             if got.status != "working":  # failed, cancelled, or input_required (this host gives no input)
+//!                 raise RuntimeError(f"task {task.task_id} is {got.status}: {got.error or got.status_message}")
+//!             await anyio.sleep((task.poll_interval_ms or 1000) / 1000)
+//!
+//!
+//! class Tasks(ClientExtension):
+//!     """The tasks extension: declared on every request; a task answer is waited for."""
+//!
+//!     identifier = "io.modelcontextprotocol/tasks"
+//!
+//!     def claims(self) -> list[ResultClaim[CreateTaskResult]]:
+//!         return [ResultClaim(result_type="task", model=CreateTaskResult, resolve=wait_for_task)]
+//!
+//!
+//! async def main(url: str) -> None:
+//!     async with Client(url, extensions=[Tasks()]) as client:
+//!         for text in ["Buy milk", "Call Ada", "Water the plants"]:
+//!             await client.call_tool("create_note", {"text": text})
+//!         result = await client.call_tool("reindex")  # a task, waited for by wait_for_task
+//!         text = "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+//!         print(f"result: {text}")
+//! ```
+//!
+//! TypeScript:
+//!
+//! ```js
+//! import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+//! import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+//!
+//! const url = process.argv[2]; // the server's endpoint, like http://127.0.0.1:8000/mcp
+//!
+//! // Declare the tasks extension: every request of this client then carries it.
+//! const clientInfo = { name: 'notes-host', version: '1.0.0' };
+//! const capabilities = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+//! const client = new Client(clientInfo, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+//! const transport = new StreamableHTTPClientTransport(new URL(url));
+//! await client.connect(transport);
+//!
+//! // The Client rejects a tools/call answered with `resultType: "task"`, so ext-tasks sends task
+//! // traffic through a raw dispatch the host provides: here, the client's own transport (which
+//! // sets MCP-Protocol-Version, Mcp-Method and Mcp-Name from the body), its answers taken before
+//! // the Client sees them.
+//! const waiting = new Map();
+//! let lastId = 0;
+//! const sdkOnMessage = transport.onmessage;
+//! transport.onmessage = (message, extra) => {
+//!   const answer = waiting.get(message.id);
+//!   if (answer && !('method' in message)) answer(message);
+//!   else sdkOnMessage?.(message, extra);
+//! };
+//! async function rawDispatch(request, { signal } = {}) {
+//!   const id = `tasks-${++lastId}`;
+//!   const reply = new Promise((resolve, reject) => {
+//!     waiting.set(id, resolve);
+//!     signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+//!   });
+//!   try {
+//!     await transport.send({ jsonrpc: '2.0', id, ...request }, { requestSignal: signal });
+//!     const message = await reply;
+//!     return 'error' in message ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result };
+//!   } finally {
+//!     waiting.delete(id);
+//!   }
+//! }
+//! const tasks = createTaskSessionFromClient(client, {
+//!   endpointId: url,
+//!   rawDispatch,
+//!   v2RequestFraming: { protocolVersion: client.getNegotiatedProtocolVersion(), clientInfo, clientCapabilities: capabilities },
+//! });
+//!
+//! // Ordinary calls go through the Client as before.
+//! for (const text of ['Buy milk', 'Call Ada', 'Water the plants']) {
+//!   await client.callTool({ name: 'create_note', arguments: { text } });
+//! }
+//!
+//! // A call the server may run as a task: an execution of kind "task" holds its handle, and
+//! // settle() polls tasks/get (at the task's pollIntervalMs) until it is completed, failed or
+//! // cancelled (an "immediate" one is settled already). Stop waiting after 30 s.
+//! const execution = await tasks.callTool('reindex', {});
+//! if (execution.kind === 'task') console.log(`task ${execution.handle.taskId}`);
+//! const { outcome } = await execution.settle({
+//!   signal: AbortSignal.timeout(30_000),
+//!   onEvent: (event) => {
+//!     if (event.type === 'task') console.log(`${event.task.status}: ${event.task.statusMessage ?? ''}`);
+//!   },
+//! });
+//! const result = resultFromTaskOutcome(outcome); // the CallToolResult; throws if failed or cancelled
+//! const text = result.content.map((block) => block.text).join('\n');
+//! console.log(`result: ${text}`);
+//! ```

@@ -39,6 +39,7 @@ pub mod transport;
 
 mod server;
 
+mod registry_entry;
 mod run;
 pub mod testing;
 
@@ -65,6 +66,7 @@ pub use registry::{
     AppPermissions, Completer, Csp, Json, NoArguments, PrimitiveKind, Prompt, Resource,
     ResourceTemplate, Skills, Structured, TaskSupport, Text, Tool, UiResource, Visibility,
 };
+pub use registry_entry::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};
 pub use transport::http::HttpOptions;

@@ -1,6 +1,8 @@
-//! The command-line entry point of server binaries: `--addr HOST:PORT` or `--stdio`.
+//! The command-line entry point of server binaries: `--addr HOST:PORT`, `--stdio`, or
+//! `--server-json` (print the server's MCP Registry entry and exit).
 
 use crate::error::Error;
+use crate::registry_entry::ServerJson;
 use crate::server::Server;
 use crate::transport::http::HttpOptions;
 use std::net::SocketAddr;
@@ -28,6 +30,9 @@ pub enum RunMode {
     Http(SocketAddr),
     /// stdio.
     Stdio,
+    /// No serving: print this server's `server.json` for the MCP Registry
+    /// ([`Server::server_json`]) to stdout, and return.
+    ServerJson(ServerJson),
 }
 
 impl Default for RunMode {
@@ -39,8 +44,9 @@ impl Default for RunMode {
 
 impl RunMode {
     /// Reads `--addr HOST:PORT` (or `--addr=HOST:PORT`; default `127.0.0.1:8000`) and `--stdio`
-    /// from `args`, the program name left out. Every other argument is the program's own and is
-    /// passed over.
+    /// from `args`, the program name left out; or `--server-json` and its options
+    /// ([`ServerJson::from_args`]), which win over both. Every other argument is the program's
+    /// own and is passed over.
     ///
     /// ```
     /// use mcp_runtime::RunMode;
@@ -52,6 +58,10 @@ impl RunMode {
     /// assert!(RunMode::parse(args(&["--addr", "nowhere"])).is_err());
     /// ```
     pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RunMode, Error> {
+        let args: Vec<String> = args.into_iter().collect();
+        if let Some(entry) = ServerJson::from_args(&args)? {
+            return Ok(RunMode::ServerJson(entry));
+        }
         let mut mode = RunMode::default();
         let mut stdio = false;
         let mut args = args.into_iter();
@@ -89,7 +99,8 @@ impl Server {
     /// Serves as the command line says (`--addr HOST:PORT`, default `127.0.0.1:8000`, or
     /// `--stdio`; other arguments are left to the program), printing where it serves: the URL
     /// and a `curl` line to stdout for HTTP, a note to stderr for stdio (stdout carries only MCP
-    /// messages there).
+    /// messages there). With `--server-json --name NAMESPACE/NAME` it prints its `server.json`
+    /// for the MCP Registry instead, and returns ([`ServerJson::from_args`]).
     ///
     /// ```no_run
     /// #[tokio::main]
@@ -107,6 +118,17 @@ impl Server {
     pub async fn run_with(self, mode: RunMode, options: HttpOptions) -> Result<(), Error> {
         let (name, version) = (self.info().name.clone(), self.info().version.clone());
         match mode {
+            RunMode::ServerJson(entry) => {
+                println!("{:#}", self.server_json(&entry)?);
+                if !entry.crates().is_empty() {
+                    eprintln!(
+                        "so that the registry can tell the crate is yours, put this line in its \
+                         README as plain text (crates.io drops HTML comments): {}",
+                        entry.mcp_name_line()
+                    );
+                }
+                Ok(())
+            }
             RunMode::Stdio => {
                 eprintln!("{name} {version} serving MCP on stdio (newline-delimited JSON-RPC)");
                 self.serve_stdio().await

@@ -551,6 +551,13 @@ pub(crate) fn result(id: &RequestId, result: Value) -> Bytes {
     Bytes::from(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
 }
 
+/// Whether client capabilities declare the tasks extension.
+fn declares_tasks(c: &serde_json::Map<String, Value>) -> bool {
+    c.get("extensions")
+        .and_then(Value::as_object)
+        .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -663,11 +670,4 @@ mod tests {
         assert_eq!(negotiate(Some("2099-01-01")), "2025-11-25");
         assert_eq!(negotiate(None), "2025-11-25");
     }
-}
-
-/// Whether client capabilities declare the tasks extension.
-fn declares_tasks(c: &serde_json::Map<String, Value>) -> bool {
-    c.get("extensions")
-        .and_then(Value::as_object)
-        .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION))
 }

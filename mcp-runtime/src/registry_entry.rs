@@ -1,0 +1,662 @@
+//! `server.json`, the MCP Registry's description of a server: [`ServerJson`] and
+//! [`Server::server_json`]. (Not to be confused with `registry/`, the tools, resources and prompts
+//! a server holds.)
+
+use crate::error::Error;
+use crate::protocol::Icon;
+use crate::server::Server;
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::net::IpAddr;
+
+/// The `$schema` of every `server.json` [`Server::server_json`] writes: the MCP Registry's
+/// `server.json` schema, release 2025-12-11.
+pub const SERVER_JSON_SCHEMA: &str =
+    "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/// The registry's limits on the description and the title, in characters.
+const DESCRIPTION_MAX: usize = 100;
+const TITLE_MAX: usize = 100;
+const NAME_MAX: usize = 200;
+
+/// What the MCP Registry should say about a server, beyond what the server says of itself: its
+/// registry name, and where it is found (a crate that runs it on stdio, URLs that serve it).
+/// [`Server::server_json`] writes it out as `server.json` with the server's own version,
+/// description and title, after checking it against the registry's rules.
+///
+/// - `name`: reverse-DNS, `NAMESPACE/NAME`: `io.github.OWNER/NAME` for a GitHub login,
+///   `com.example/NAME` for a domain you prove with DNS.
+/// - `version`: the server's (`serverInfo.version`).
+/// - `description` (100 characters at most): [`description`](ServerJson::description), else
+///   `serverInfo.description`, else the server's instructions.
+/// - `title`: [`title`](ServerJson::title), else `serverInfo.title`.
+/// - `websiteUrl`: [`website_url`](ServerJson::website_url), else `serverInfo.websiteUrl`
+///   (`https` only).
+/// - `icons`: those of `serverInfo.icons` the registry takes (`https`, its MIME types, sizes
+///   and themes); the others are left out.
+/// - `packages`: one per [`cargo_crate`](ServerJson::cargo_crate), run on stdio: the crate's
+///   binary started with `--stdio`, which [`Server::run`] reads.
+/// - `remotes`: one Streamable HTTP endpoint per [`remote`](ServerJson::remote).
+///
+/// ```
+/// use mcp_runtime::{Server, ServerJson};
+///
+/// let server = Server::builder()
+///     .name("weather")
+///     .version("0.3.0")
+///     .instructions("Forecasts and weather alerts for any city.")
+///     .build()
+///     .unwrap();
+/// let entry = ServerJson::new("io.github.owner/weather")
+///     .cargo_crate("weather-mcp") // at the server's version, 0.3.0
+///     .remote("https://weather.example.com/mcp");
+/// let json = server.server_json(&entry).unwrap();
+/// assert_eq!(json["name"], "io.github.owner/weather");
+/// assert_eq!(json["description"], "Forecasts and weather alerts for any city.");
+/// assert_eq!(json["packages"][0]["registryType"], "cargo");
+/// assert_eq!(json["packages"][0]["version"], "0.3.0");
+/// assert_eq!(json["packages"][0]["transport"]["type"], "stdio");
+/// assert_eq!(json["remotes"][0]["type"], "streamable-http");
+/// // The line the crate's README shows, in plain text (crates.io drops HTML comments), so that
+/// // the registry can tell the crate is yours.
+/// assert_eq!(entry.mcp_name_line(), "mcp-name: io.github.owner/weather");
+///
+/// let wrong = server.server_json(&ServerJson::new("weather")).unwrap_err();
+/// assert_eq!(wrong.field(), "name");
+/// assert!(wrong.to_string().contains("NAMESPACE/NAME"), "{wrong}");
+/// ```
+///
+/// A program that serves with [`Server::run`] prints it with `--server-json` (see
+/// [`ServerJson::from_args`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct ServerJson {
+    name: String,
+    description: Option<String>,
+    title: Option<String>,
+    website_url: Option<String>,
+    repository: Option<String>,
+    /// `name` or `name@version`, as given.
+    crates: Vec<String>,
+    remotes: Vec<String>,
+}
+
+impl ServerJson {
+    /// An entry named `name` (`io.github.OWNER/NAME`, say), checked when it is written.
+    pub fn new(name: impl Into<String>) -> Self {
+        ServerJson {
+            name: name.into(),
+            description: None,
+            title: None,
+            website_url: None,
+            repository: None,
+            crates: Vec::new(),
+            remotes: Vec::new(),
+        }
+    }
+
+    /// The description, 100 characters at most (instead of `serverInfo.description` or the
+    /// instructions).
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// The title shown to people, 100 characters at most (instead of `serverInfo.title`).
+    pub fn title(mut self, text: impl Into<String>) -> Self {
+        self.title = Some(text.into());
+        self
+    }
+
+    /// The home page, an `https` URL (instead of `serverInfo.websiteUrl`).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.website_url = Some(url.into());
+        self
+    }
+
+    /// The source repository: `https://github.com/OWNER/REPO` or
+    /// `https://gitlab.com/GROUP/…/REPO`, the two the registry takes.
+    pub fn repository(mut self, url: impl Into<String>) -> Self {
+        self.repository = Some(url.into());
+        self
+    }
+
+    /// A crate on crates.io whose binary runs this server: `name@version`, or `name` alone for
+    /// the server's own version. Clients install it (`cargo install`) and start its binary with
+    /// `--stdio`.
+    pub fn cargo_crate(mut self, spec: impl Into<String>) -> Self {
+        self.crates.push(spec.into());
+        self
+    }
+
+    /// A URL where this server is served on Streamable HTTP: `https`, reachable from elsewhere
+    /// (no loopback host), the endpoint itself (`https://mcp.example.com/mcp`).
+    pub fn remote(mut self, url: impl Into<String>) -> Self {
+        self.remotes.push(url.into());
+        self
+    }
+
+    /// The line a crate's README shows so that the registry can tell the crate is yours:
+    /// `mcp-name: NAME`. Write it as plain text (crates.io drops HTML comments), on a line of
+    /// its own or followed by a space.
+    pub fn mcp_name_line(&self) -> String {
+        format!("mcp-name: {}", self.name)
+    }
+
+    /// The crates named, as given (`name` or `name@version`).
+    pub fn crates(&self) -> &[String] {
+        &self.crates
+    }
+
+    /// Reads `--server-json` and its options from a command line (the program name left out):
+    /// `--name NAMESPACE/NAME` (required), `--crate NAME[@VERSION]` and `--remote URL` (each as
+    /// often as needed), `--description TEXT`, `--title TEXT`, `--repository URL`,
+    /// `--website URL`; each also as `--option=value`. `None` without `--server-json`; other
+    /// arguments are the program's own and are passed over. [`RunMode::parse`](crate::RunMode::parse)
+    /// calls it, so that every server run by [`Server::run`] prints its `server.json` with
+    /// `--server-json` and exits.
+    ///
+    /// ```
+    /// use mcp_runtime::ServerJson;
+    /// let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    /// let entry = ServerJson::from_args(&args(&[
+    ///     "--server-json", "--name", "io.github.owner/weather", "--crate=weather-mcp@0.3.0",
+    /// ]));
+    /// assert_eq!(
+    ///     entry.unwrap(),
+    ///     Some(ServerJson::new("io.github.owner/weather").cargo_crate("weather-mcp@0.3.0"))
+    /// );
+    /// assert_eq!(ServerJson::from_args(&args(&["--stdio"])).unwrap(), None);
+    /// assert!(ServerJson::from_args(&args(&["--server-json"])).is_err()); // no --name
+    /// ```
+    pub fn from_args(args: &[String]) -> Result<Option<ServerJson>, Error> {
+        if !args.iter().any(|a| a == "--server-json") {
+            return Ok(None);
+        }
+        let mut name = None;
+        let mut entry = ServerJson::new("");
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let (option, inline) = match arg.split_once('=') {
+                Some((option, value)) => (option, Some(value.to_owned())),
+                None => (arg.as_str(), None),
+            };
+            if !OPTIONS.contains(&option) {
+                continue;
+            }
+            let value = match inline {
+                Some(value) => value,
+                None => args
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| Error::Usage(format!("{option} needs a value")))?,
+            };
+            entry = match option {
+                "--name" => {
+                    name = Some(value);
+                    entry
+                }
+                "--crate" => entry.cargo_crate(value),
+                "--remote" => entry.remote(value),
+                "--description" => entry.description(value),
+                "--title" => entry.title(value),
+                "--repository" => entry.repository(value),
+                "--website" => entry.website_url(value),
+                _ => unreachable!("every option of OPTIONS is matched"),
+            };
+        }
+        let name = name.ok_or_else(|| {
+            Error::Usage(
+                "--server-json needs --name NAMESPACE/NAME, the server's name in the MCP \
+                 Registry (io.github.OWNER/NAME, say)"
+                    .to_owned(),
+            )
+        })?;
+        Ok(Some(ServerJson { name, ..entry }))
+    }
+}
+
+/// The options [`ServerJson::from_args`] reads, each followed by a value.
+const OPTIONS: [&str; 7] = [
+    "--name",
+    "--crate",
+    "--remote",
+    "--description",
+    "--title",
+    "--repository",
+    "--website",
+];
+
+/// Why a `server.json` cannot be written: a field the MCP Registry would refuse, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerJsonError {
+    field: &'static str,
+    message: String,
+}
+
+impl ServerJsonError {
+    fn new(field: &'static str, message: impl Into<String>) -> Self {
+        ServerJsonError {
+            field,
+            message: message.into(),
+        }
+    }
+
+    /// The `server.json` field at fault (`name`, `description`, `remotes`, …).
+    pub fn field(&self) -> &str {
+        self.field
+    }
+}
+
+impl fmt::Display for ServerJsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "server.json `{}`: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ServerJsonError {}
+
+impl From<ServerJsonError> for Error {
+    fn from(e: ServerJsonError) -> Self {
+        Error::Usage(e.to_string())
+    }
+}
+
+impl Server {
+    /// This server's `server.json` for the MCP Registry ([`SERVER_JSON_SCHEMA`]): `entry`'s name,
+    /// crates and URLs with this server's version, description and title (see [`ServerJson`]).
+    /// Every field is checked against the registry's rules first, so that what is written is
+    /// what the registry takes.
+    pub fn server_json(&self, entry: &ServerJson) -> Result<Value, ServerJsonError> {
+        let info = self.info();
+        let mut doc = Map::new();
+        doc.insert("$schema".into(), SERVER_JSON_SCHEMA.into());
+        doc.insert("name".into(), check_name(&entry.name)?.into());
+        if let Some(title) = entry.title.as_ref().or(info.title.as_ref()) {
+            doc.insert(
+                "title".into(),
+                check_text("title", title, TITLE_MAX)?.into(),
+            );
+        }
+        doc.insert("description".into(), self.description_for(entry)?.into());
+        let version = check_version("version", &info.version)?;
+        doc.insert("version".into(), version.into());
+        if let Some(url) = entry.website_url.as_ref().or(info.website_url.as_ref()) {
+            doc.insert("websiteUrl".into(), check_https("websiteUrl", url)?.into());
+        }
+        if let Some(url) = &entry.repository {
+            doc.insert("repository".into(), repository(url)?);
+        }
+        let icons: Vec<Value> = info.icons.iter().flatten().filter_map(icon).collect();
+        if !icons.is_empty() {
+            doc.insert("icons".into(), icons.into());
+        }
+        if !entry.crates.is_empty() {
+            let packages = entry.crates.iter().map(|spec| cargo_package(spec, version));
+            doc.insert(
+                "packages".into(),
+                packages.collect::<Result<Vec<_>, _>>()?.into(),
+            );
+        }
+        if !entry.remotes.is_empty() {
+            let remotes = entry.remotes.iter().map(|url| {
+                let url = check_remote(url)?;
+                Ok(json!({"type": "streamable-http", "url": url}))
+            });
+            doc.insert(
+                "remotes".into(),
+                remotes.collect::<Result<Vec<_>, _>>()?.into(),
+            );
+        }
+        Ok(Value::Object(doc))
+    }
+
+    /// The description: the entry's, else `serverInfo.description`, else the instructions.
+    fn description_for(&self, entry: &ServerJson) -> Result<String, ServerJsonError> {
+        let instructions = self.discover_result().instructions;
+        let (text, from) = match (&entry.description, &self.info().description) {
+            (Some(text), _) => (text.clone(), "the description given"),
+            (None, Some(text)) => (text.clone(), "serverInfo.description"),
+            (None, None) => match instructions {
+                Some(text) => (text, "the server's instructions"),
+                None => {
+                    return Err(ServerJsonError::new(
+                        "description",
+                        "the server has neither a description nor instructions: give one \
+                         (ServerJson::description, or --description TEXT)",
+                    ));
+                }
+            },
+        };
+        let count = text.chars().count();
+        if count > DESCRIPTION_MAX {
+            return Err(ServerJsonError::new(
+                "description",
+                format!(
+                    "{count} characters from {from}; the registry takes at most \
+                     {DESCRIPTION_MAX}: give a shorter description (ServerJson::description, \
+                     or --description TEXT)"
+                ),
+            ));
+        }
+        check_text("description", &text, DESCRIPTION_MAX).map(str::to_owned)
+    }
+}
+
+/// A registry name: `NAMESPACE/NAME`, the namespace a reverse-DNS name (`io.github.owner`,
+/// `com.example`), the name letters, digits, `.`, `_` and `-`, beginning and ending with a
+/// letter or digit (the registry's rules).
+fn check_name(name: &str) -> Result<&str, ServerJsonError> {
+    let bad = |why: String| {
+        Err(ServerJsonError::new(
+            "name",
+            format!(
+                "`{name}` {why}; a registry name is NAMESPACE/NAME, the namespace in reverse-DNS \
+                 form: io.github.OWNER/NAME, or com.example/NAME for a domain you own"
+            ),
+        ))
+    };
+    let Some((namespace, server)) = name.split_once('/') else {
+        return bad("has no `/`".to_owned());
+    };
+    if server.contains('/') {
+        return bad("has more than one `/`".to_owned());
+    }
+    if name.chars().count() > NAME_MAX {
+        return bad(format!("is longer than {NAME_MAX} characters"));
+    }
+    let labels: Vec<&str> = namespace.split('.').collect();
+    if labels.len() < 2 {
+        return bad(format!(
+            "has `{namespace}` for namespace, not a reverse-DNS name (two labels or more, \
+             separated by dots)"
+        ));
+    }
+    for label in labels {
+        let letters = label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if label.is_empty() || label.len() > 63 || !letters {
+            return bad(format!(
+                "has `{label}` in its namespace: each dot-separated label is 1 to 63 letters, \
+                 digits or `-`"
+            ));
+        }
+        if label.starts_with('-') || label.ends_with('-') {
+            return bad(format!(
+                "has `{label}` in its namespace: a label does not begin or end with `-`"
+            ));
+        }
+    }
+    let inner = server
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    let ends = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    if server.len() < 2 || !inner || !ends(server.chars().next()) || !ends(server.chars().last()) {
+        return bad(format!(
+            "has `{server}` after the `/`: two characters or more (letters, digits, `.`, `_`, \
+             `-`), beginning and ending with a letter or digit"
+        ));
+    }
+    Ok(name)
+}
+
+/// Text that is not blank and at most `max` characters long.
+fn check_text<'a>(
+    field: &'static str,
+    text: &'a str,
+    max: usize,
+) -> Result<&'a str, ServerJsonError> {
+    if text.trim().is_empty() {
+        return Err(ServerJsonError::new(field, "is empty"));
+    }
+    let count = text.chars().count();
+    if count > max {
+        return Err(ServerJsonError::new(
+            field,
+            format!("has {count} characters; the registry takes at most {max}"),
+        ));
+    }
+    Ok(text)
+}
+
+/// One exact version (not `latest`, not a range such as `^1.2`, `>=1`, `1.x` or `1.*`).
+fn check_version<'a>(field: &'static str, version: &'a str) -> Result<&'a str, ServerJsonError> {
+    let bad = |why: &str| {
+        Err(ServerJsonError::new(
+            field,
+            format!("`{version}` {why}: the registry takes one exact version, such as 1.0.2"),
+        ))
+    };
+    if version.trim().is_empty() {
+        return bad("is empty");
+    }
+    if version.len() > 255 {
+        return bad("is longer than 255 characters");
+    }
+    if version == "latest" {
+        return bad("is no version");
+    }
+    let core = version.split(['-', '+']).next().unwrap_or_default();
+    let wildcard = core.split('.').any(|part| matches!(part, "x" | "X" | "*"));
+    if wildcard || version.contains(['^', '~', '<', '>', '=', '|', '*', ' ']) {
+        return bad("is a range");
+    }
+    Ok(version)
+}
+
+/// A cargo package: `name` or `name@version` (the server's version by default), its binary
+/// started with `--stdio`.
+fn cargo_package(spec: &str, server_version: &str) -> Result<Value, ServerJsonError> {
+    let (name, version) = spec.split_once('@').unwrap_or((spec, server_version));
+    let crate_name = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    let first = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic());
+    if name.is_empty() || name.len() > 64 || !crate_name || !first {
+        return Err(ServerJsonError::new(
+            "packages",
+            format!(
+                "`{name}` is not a crate name (a letter, then letters, digits, `-` or `_`; 64 at \
+                 most); give the crate as NAME or NAME@VERSION"
+            ),
+        ));
+    }
+    check_version("packages", version)?;
+    if !is_semver(version) {
+        return Err(ServerJsonError::new(
+            "packages",
+            format!(
+                "`{version}` is not the version of a crate (MAJOR.MINOR.PATCH, such as 0.3.0, \
+                 with an optional -pre-release)"
+            ),
+        ));
+    }
+    Ok(json!({
+        "registryType": "cargo",
+        "identifier": name,
+        "version": version,
+        "transport": {"type": "stdio"},
+        "packageArguments": [{"type": "positional", "value": "--stdio"}],
+    }))
+}
+
+/// `MAJOR.MINOR.PATCH[-pre][+build]`, as Cargo versions are.
+fn is_semver(version: &str) -> bool {
+    let (rest, build) = match version.split_once('+') {
+        Some((rest, build)) => (rest, Some(build)),
+        None => (version, None),
+    };
+    let (core, pre) = match rest.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (rest, None),
+    };
+    let numbers: Vec<&str> = core.split('.').collect();
+    let number = |n: &&str| {
+        !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && (n.len() == 1 || !n.starts_with('0'))
+    };
+    let ident = |s: &str| {
+        s.split('.').all(|part| {
+            !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+    };
+    numbers.len() == 3
+        && numbers.iter().all(number)
+        && pre.is_none_or(ident)
+        && build.is_none_or(ident)
+}
+
+/// An absolute `https` URL with a host, and nothing a URL cannot hold.
+fn check_https<'a>(field: &'static str, url: &'a str) -> Result<&'a str, ServerJsonError> {
+    let bad = |why: &str| {
+        Err(ServerJsonError::new(
+            field,
+            format!("`{url}` {why}: give an https URL, such as https://mcp.example.com/mcp"),
+        ))
+    };
+    if url.contains(['{', '}']) {
+        return bad("has a template variable, which this writer does not declare");
+    }
+    let Ok(uri) = url.parse::<http::Uri>() else {
+        return bad("is not a URL");
+    };
+    if uri.scheme_str() != Some("https") {
+        return bad("is not https");
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return bad("has no host");
+    }
+    if url.len() > 2048 {
+        return bad("is longer than 2048 characters");
+    }
+    Ok(url)
+}
+
+/// A remote: an `https` URL whose host is not this machine (the registry refuses loopback
+/// remotes: nobody else could reach them).
+fn check_remote(url: &str) -> Result<&str, ServerJsonError> {
+    check_https("remotes", url)?;
+    let host = url.parse::<http::Uri>().ok();
+    let host = host.as_ref().and_then(http::Uri::host).unwrap_or_default();
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = bare.eq_ignore_ascii_case("localhost")
+        || bare.to_ascii_lowercase().ends_with(".localhost")
+        || bare
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback() || ip.is_unspecified());
+    if loopback {
+        return Err(ServerJsonError::new(
+            "remotes",
+            format!(
+                "`{url}` is served on this machine only (`{host}`): a remote is a public URL, \
+                 such as https://mcp.example.com/mcp"
+            ),
+        ));
+    }
+    Ok(url)
+}
+
+/// `repository`: a GitHub (`https://github.com/OWNER/REPO`) or GitLab
+/// (`https://gitlab.com/GROUP/…/REPO`) URL, the two sources the registry takes.
+fn repository(url: &str) -> Result<Value, ServerJsonError> {
+    let bad = || {
+        Err(ServerJsonError::new(
+            "repository",
+            format!(
+                "`{url}` is not a repository the registry takes: https://github.com/OWNER/REPO \
+                 or https://gitlab.com/GROUP/…/REPO"
+            ),
+        ))
+    };
+    let Some(rest) = url.strip_prefix("https://") else {
+        return bad();
+    };
+    let rest = rest.strip_prefix("www.").unwrap_or(rest);
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let Some((host, path)) = rest.split_once('/') else {
+        return bad();
+    };
+    let segments: Vec<&str> = path.split('/').collect();
+    let segment_ok = |s: &&str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    };
+    if !segments.iter().all(segment_ok) {
+        return bad();
+    }
+    let source = match (host, segments.len()) {
+        ("github.com", 2) => "github",
+        ("gitlab.com", n) if n >= 2 => "gitlab",
+        _ => return bad(),
+    };
+    Ok(json!({"url": url, "source": source}))
+}
+
+/// An icon as the registry takes it (an `https` source of 255 characters at most, its MIME
+/// types, `WxH` or `any` sizes, a light or dark theme), or `None`.
+fn icon(icon: &Icon) -> Option<Value> {
+    const MIME_TYPES: [&str; 5] = [
+        "image/png",
+        "image/jpeg",
+        "image/jpg",
+        "image/svg+xml",
+        "image/webp",
+    ];
+    let size = |s: &String| {
+        s == "any"
+            || s.split_once('x').is_some_and(|(w, h)| {
+                [w, h]
+                    .iter()
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+    };
+    let fits = check_https("icons", &icon.src).is_ok()
+        && icon.src.len() <= 255
+        && icon
+            .mime_type
+            .as_deref()
+            .is_none_or(|m| MIME_TYPES.contains(&m))
+        && icon.sizes.iter().flatten().all(size)
+        && icon
+            .theme
+            .as_deref()
+            .is_none_or(|t| matches!(t, "light" | "dark"));
+    fits.then(|| serde_json::to_value(icon).ok()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semver() {
+        for good in ["0.3.0", "1.2.3-alpha.1", "1.0.0+build.5", "10.20.30-rc-1+x"] {
+            assert!(is_semver(good), "{good}");
+        }
+        for bad in [
+            "1", "1.2", "01.2.3", "1.2.3-", "1.2.3.4", "v1.2.3", "1.2.3+",
+        ] {
+            assert!(!is_semver(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ranges_are_no_versions() {
+        for range in [
+            "^1.2.3",
+            "~1.2",
+            ">=1.0.0",
+            "1.x",
+            "1.2.*",
+            "1.2 || 1.3",
+            "latest",
+            "",
+        ] {
+            assert!(check_version("version", range).is_err(), "{range}");
+        }
+        assert!(check_version("version", "2.0.0-beta").is_ok());
+    }
+}
