@@ -624,3 +624,46 @@ async fn a_watched_folder_serves_its_changes_and_announces_them() {
     }
     assert!(found, "the new skill is served");
 }
+
+#[tokio::test]
+async fn layers_see_every_skills_request_with_the_uri_it_names() {
+    use mcp_runtime::dispatch::{Next, layer_fn};
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = seen.clone();
+    let layer = layer_fn(move |request, next: Next| {
+        let name = request.name().unwrap_or("-").to_owned();
+        log.lock()
+            .unwrap()
+            .push(format!("{} {name}", request.method()));
+        next.run(request)
+    });
+    let server = Server::builder()
+        .skills(skills!("../examples/everything/skills"))
+        .layer(layer)
+        .build()
+        .unwrap();
+    let client = TestClient::new(server);
+    client.list_skills().await.unwrap();
+    client
+        .get_skill("skill://pdf-processing/SKILL.md")
+        .await
+        .unwrap();
+    client
+        .read_directory("skill://pdf-processing")
+        .await
+        .unwrap();
+    client
+        .read_resource("skill://pdf-processing/SKILL.md")
+        .await
+        .unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "skills/list -",
+            "skills/get skill://pdf-processing/SKILL.md",
+            "resources/directory/read skill://pdf-processing",
+            "resources/read skill://pdf-processing/SKILL.md",
+        ]
+    );
+}
