@@ -202,13 +202,55 @@ async fn options_lists_enums_nested_structs_and_docs() {
         props["words"],
         json!({"type": "array", "items": {"type": "string"}, "description": "Words to count. Split on whitespace."})
     );
+    // `Option<T>`: an optional property of `T`'s own schema (the default, portable form).
+    assert_eq!(
+        props["tag"],
+        json!({"type": "string", "description": "Trailing tag."})
+    );
+    assert_eq!(
+        props["limit"],
+        json!({"type": "integer", "minimum": 1, "maximum": 50})
+    );
+    assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
+    // The enum and the nested struct are inlined, the field's description over the type's.
+    assert!(schema.get("$defs").is_none(), "{schema}");
+    assert_eq!(
+        props["priority"],
+        json!({"type": "string", "enum": ["low", "high"], "description": "How urgent it is."})
+    );
+    assert_eq!(
+        props["origin"],
+        json!({"type": "object", "description": "Where to look.", "required": ["x", "y"],
+               "properties": {"x": {"type": "number"}, "y": {"type": "number"}}})
+    );
+    assert_eq!(
+        mcp_runtime::schema::portability_issues(schema.as_object().unwrap()),
+        []
+    );
+    // No integer `format` noise anywhere.
+    assert!(!schema.to_string().contains("\"format\""), "{schema}");
+    // `Json<T>` declares an output schema.
+    assert_eq!(
+        t["outputSchema"],
+        json!({"type": "object", "required": ["count"], "properties": {"count": {"type": "integer", "minimum": 0}}})
+    );
+}
+
+#[tokio::test]
+async fn the_full_dialect_lists_schemars_output() {
+    let server = Server::from_inventory()
+        .schema_dialect(mcp_runtime::schema::SchemaDialect::Full)
+        .build()
+        .expect("valid server");
+    let list = send(&server, request(1, "tools/list", json!({}))).await;
+    let full = list["result"]["tools"].as_array().expect("tools").clone();
+    let schema = &find(&full, "summarize.v2")["inputSchema"];
+    let props = &schema["properties"];
     assert_eq!(
         props["tag"],
         json!({"type": ["string", "null"], "description": "Trailing tag."})
     );
-    assert_eq!(props["limit"]["minimum"], 1);
-    assert_eq!(props["limit"]["maximum"], 50);
-    assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
+    assert_eq!(props["limit"]["type"], json!(["integer", "null"]));
     // The enum and the nested struct are referenced definitions, with their descriptions.
     let defs = &schema["$defs"];
     let resolve = |v: &Value| -> Value {
@@ -223,12 +265,10 @@ async fn options_lists_enums_nested_structs_and_docs() {
     assert_eq!(origin["properties"]["x"], json!({"type": "number"}));
     assert_eq!(origin["required"], json!(["x", "y"]));
     assert_eq!(props["priority"]["description"], "How urgent it is.");
-    // No integer `format` noise anywhere.
-    assert!(!schema.to_string().contains("\"format\""), "{schema}");
-    // `Json<T>` declares an output schema.
+    // The seeds' tools are the same in both dialects.
     assert_eq!(
-        t["outputSchema"],
-        json!({"type": "object", "required": ["count"], "properties": {"count": {"type": "integer", "minimum": 0}}})
+        find(&full, "add")["inputSchema"],
+        find(&tools().await, "add")["inputSchema"]
     );
 }
 

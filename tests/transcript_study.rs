@@ -198,3 +198,9 @@ async fn prepare_review_through_the_test_client() {
     assert!(result.failed());
     assert_eq!(result.text(), "The user declined to choose a review goal.");
 }
+
+#[test]
+fn the_study_server_lists_portable_schemas() {
+    // Its schemas are the seed's exactly (above), and portable as they are.
+    mcp_runtime::testing::assert_portable_schemas(&study_server::build(None).unwrap());
+}

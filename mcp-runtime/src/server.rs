@@ -70,6 +70,20 @@ impl Server {
         &self.dispatcher.config.info
     }
 
+    /// Every registered tool, enabled or not, with the `inputSchema` `tools/list` lists it with
+    /// (for [`testing::assert_portable_schemas`](crate::testing::assert_portable_schemas)).
+    pub(crate) fn listed_input_schemas(
+        &self,
+    ) -> Vec<(String, serde_json::Map<String, serde_json::Value>)> {
+        self.dispatcher.catalog.read_items(|items: &Items| {
+            items
+                .tools
+                .iter()
+                .map(|t| (t.info.name.clone(), t.listed_schema(items.dialect).clone()))
+                .collect()
+        })
+    }
+
     /// The capabilities advertised right now (derived from what is registered).
     pub fn capabilities(&self) -> ServerCapabilities {
         self.dispatcher.capabilities()

@@ -2,7 +2,7 @@
 //! type once, or into a JSON tree on demand.
 
 use crate::error::without_position;
-use crate::schema::Doc;
+use crate::schema::{Doc, parse_error_sentence};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -114,8 +114,10 @@ impl Arguments {
         self.as_map().get(key)
     }
 
-    /// Deserializes the arguments into `T`, straight from the text. The error names the path of
-    /// the offending value (`` `a.b`: invalid type: ... ``) in JSON terms.
+    /// Deserializes the arguments into `T`, straight from the text. The error is a sentence
+    /// naming the offending argument by its path, what it must be in JSON terms and what it was
+    /// (`` `a.b` must be an integer (got "one") ``, `` `priority` must be one of "low", "high"
+    /// (got "asap") ``, `` `c` is not an argument of this tool (its arguments: `a`, `b`) ``).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, String> {
         // Validated arguments are read from the validator's tree; the text is read again on
         // any error, so that the error is worded (and located) as for other tools.
@@ -134,13 +136,7 @@ impl Arguments {
                     Err(e) => {
                         let path = e.path().to_string();
                         let inner = e.into_inner();
-                        let message = without_position(&inner);
-                        let message = json_terms(&message);
-                        if path.is_empty() || path == "." {
-                            Err(message)
-                        } else {
-                            Err(format!("`{path}`: {message}"))
-                        }
+                        Err(parse_error_sentence(&path, &without_position(&inner)))
                     }
                 }
             }
@@ -185,30 +181,4 @@ impl From<Map<String, Value>> for Arguments {
             validated: std::sync::OnceLock::new(),
         }
     }
-}
-
-/// Speaks JSON to the model: serde's Rust type names (`expected i64`) become JSON Schema terms.
-fn json_terms(message: &str) -> String {
-    const TERMS: [(&str, &str); 14] = [
-        ("expected i8", "expected an integer"),
-        ("expected i16", "expected an integer"),
-        ("expected i32", "expected an integer"),
-        ("expected i64", "expected an integer"),
-        ("expected i128", "expected an integer"),
-        ("expected isize", "expected an integer"),
-        ("expected u8", "expected a non-negative integer"),
-        ("expected u16", "expected a non-negative integer"),
-        ("expected u32", "expected a non-negative integer"),
-        ("expected u64", "expected a non-negative integer"),
-        ("expected u128", "expected a non-negative integer"),
-        ("expected usize", "expected a non-negative integer"),
-        ("expected f32", "expected a number"),
-        ("expected f64", "expected a number"),
-    ];
-    for (rust, json) in TERMS {
-        if let Some(head) = message.strip_suffix(rust) {
-            return format!("{head}{json}");
-        }
-    }
-    message.to_owned()
 }

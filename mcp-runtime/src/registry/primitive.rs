@@ -285,6 +285,8 @@ pub(crate) struct Items {
     pub(crate) skills: Vec<super::skills::SkillSet>,
     /// Registered but hidden.
     pub(crate) disabled: Vec<(PrimitiveKind, String)>,
+    /// Which form of generated input schemas tools are listed with.
+    pub(crate) dialect: crate::schema::SchemaDialect,
 }
 
 impl Items {

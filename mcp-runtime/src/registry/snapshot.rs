@@ -12,7 +12,7 @@ use super::tool::{TaskSupport, Tool, ToolHandler};
 use crate::context::{StateMap, StateNeed};
 use crate::error::{BuildError, McpError, SourceLocation};
 use crate::protocol::{APP_MIME_TYPE, UI_SCHEME};
-use crate::schema::ArgumentValidator;
+use crate::schema::{ArgumentValidator, SchemaDialect};
 use crate::uri_template::UriTemplate;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -40,7 +40,7 @@ impl ToolEntry {
     /// The compiled argument validator (compiled now if it was deferred).
     pub(crate) fn validator(&self) -> Result<&ArgumentValidator, McpError> {
         self.validator
-            .get_or_init(|| ArgumentValidator::compile(&self.tool.info.input_schema))
+            .get_or_init(|| ArgumentValidator::compile(self.tool.validation_schema()))
             .as_ref()
             .map_err(|e| {
                 McpError::internal(format!(
@@ -157,7 +157,7 @@ impl Registry {
         };
         let mut reg = Registry::default();
         for tool in &items.tools {
-            if let Some(entry) = check.tool(tool)
+            if let Some(entry) = check.tool(tool, items.dialect)
                 && items.enabled(PrimitiveKind::Tool, &tool.info.name)
             {
                 reg.tool_index
@@ -358,7 +358,7 @@ impl Check<'_> {
         }
     }
 
-    fn tool(&mut self, tool: &Tool) -> Option<ToolEntry> {
+    fn tool(&mut self, tool: &Tool, dialect: SchemaDialect) -> Option<ToolEntry> {
         let (name, at) = (tool.info.name.as_str(), tool.source);
         if let Err(reason) = check_tool_name(name) {
             self.invalid("tool", name, reason, at);
@@ -373,7 +373,8 @@ impl Check<'_> {
         if self.duplicate("tool", name, at) {
             return None;
         }
-        if tool.info.input_schema.get("type") != Some(&Value::from("object")) {
+        let listed = tool.listed_schema(dialect);
+        if listed.get("type") != Some(&Value::from("object")) {
             let reason = "its inputSchema must have `\"type\": \"object\"` at the root".into();
             self.invalid("tool", name, reason, at);
             return None;
@@ -381,12 +382,14 @@ impl Check<'_> {
         // Hand-written schemas are checked now, so a bad one is a startup error; generated ones
         // are valid by construction and compiled on first use (faster cold start).
         let validator = std::sync::OnceLock::new();
-        if tool.schema_derived && crate::schema::enforced_by_types(&tool.info.input_schema) {
+        // Arguments are validated against schemars' own schema, whichever form is listed.
+        let validated = tool.validation_schema();
+        if tool.schema_derived && crate::schema::enforced_by_types(validated) {
             // Every keyword is one the typed parse enforces itself (types, required fields, no
             // unknown fields): the handler's deserialization is the validation.
             let _ = validator.set(Ok(ArgumentValidator::TypedParse));
         } else if !tool.schema_derived {
-            match ArgumentValidator::compile(&tool.info.input_schema) {
+            match ArgumentValidator::compile(validated) {
                 Ok(v) => {
                     let _ = validator.set(Ok(v));
                 }
@@ -397,7 +400,7 @@ impl Check<'_> {
                 }
             }
         }
-        let headers = match collect_param_headers(&tool.info.input_schema) {
+        let headers = match collect_param_headers(validated) {
             Ok(h) => h,
             Err(reason) => {
                 self.invalid("tool", name, reason, at);
@@ -417,10 +420,18 @@ impl Check<'_> {
             self.invalid("tool", name, reason.into(), at);
             return None;
         }
+        // The listing is written once here, in the server's dialect: `tools/list` copies it.
+        let json = if std::ptr::eq(listed, &tool.info.input_schema) {
+            raw(&tool.info)
+        } else {
+            let mut info = tool.info.clone();
+            info.input_schema = listed.clone();
+            raw(&info)
+        };
         Some(ToolEntry {
             name: Arc::from(name),
             headers,
-            json: raw(&tool.info),
+            json,
             tool: tool.clone(),
             validator,
             handler,

@@ -1,10 +1,50 @@
-//! JSON Schema generation (schemars, 2020-12) and compiled validation of tool arguments.
+//! JSON Schema generation (schemars, 2020-12), its portable form for hosts
+//! ([`portable`], [`portability_issues`]), and compiled validation of tool arguments.
 
 mod doc;
+mod messages;
+mod portability;
 
 use doc::Borrowed;
 pub(crate) use doc::Doc;
+pub(crate) use messages::parse_error_sentence;
+use messages::validation_sentence;
+pub use portability::{PortabilityIssue, portability_issues, portable};
 use serde_json::{Map, Value};
+
+/// Which form of a generated input schema a server lists as a tool's `inputSchema`
+/// ([`ServerBuilder::schema_dialect`](crate::ServerBuilder::schema_dialect)). Arguments are
+/// validated against the full schema either way: the dialect changes what hosts read, never
+/// what the server accepts. Schemas set by hand ([`Tool::input_schema`](crate::Tool::input_schema))
+/// are listed as written in both.
+///
+/// ```
+/// use mcp_runtime::{Server, Tool, schema::SchemaDialect};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Search { query: String, limit: Option<u32> }
+/// let search = || Tool::new("search").handler(|a: Search, _cx| async move { a.query });
+///
+/// // The default: `limit` is an optional `{"type": "integer", "minimum": 0}`.
+/// let portable = Server::builder().tool(search()).build().unwrap();
+/// // schemars' own output: `limit` is `{"type": ["integer", "null"], "minimum": 0}`.
+/// let full = Server::builder()
+///     .schema_dialect(SchemaDialect::Full)
+///     .tool(search())
+///     .build()
+///     .unwrap();
+/// # let _ = (portable, full);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SchemaDialect {
+    /// The form the converters of common hosts (Gemini, OpenAI's strict mode, LangChain, the
+    /// Vercel AI SDK) read without loss: see [`portable`]. The default.
+    #[default]
+    Portable,
+    /// schemars' 2020-12 output as it is ([`schema_for`]): `$defs` and `$ref`, `["T", "null"]`
+    /// type lists and `null` alternatives for `Option<T>`, `oneOf` for enums.
+    Full,
+}
 
 /// The clean 2020-12 schema of `T`: no `$schema`, no root `title`, no numeric `format` noise.
 ///
@@ -103,7 +143,13 @@ pub(crate) enum ArgumentValidator {
     /// The typed parse of the handler enforces the whole (generated) schema.
     TypedParse,
     /// A compiled JSON Schema validator, reading the arguments borrowed from their text.
-    Schema(Box<jsonschema::Validator<Borrowed>>),
+    Schema(Box<Compiled>),
+}
+
+/// A compiled validator and the schema it was compiled from (which its messages read).
+pub(crate) struct Compiled {
+    validator: jsonschema::Validator<Borrowed>,
+    schema: Value,
 }
 
 impl ArgumentValidator {
@@ -113,34 +159,28 @@ impl ArgumentValidator {
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
             .build(&schema)
-            .map(|validator| ArgumentValidator::Schema(Box::new(validator)))
+            .map(|validator| ArgumentValidator::Schema(Box::new(Compiled { validator, schema })))
             .map_err(|e| e.to_string())
     }
 
     /// Checks `arguments` (a JSON object's text): `Valid` with the tree the validator read
     /// (for the typed parse to read again), or `Invalid` with one sentence per violation,
-    /// naming the field. `Err` when the text cannot be read (too deeply nested).
+    /// naming the argument, what it must be and what it was. `Err` when the text cannot be
+    /// read (too deeply nested).
     pub(crate) fn check(&self, arguments: &str) -> Result<Checked, String> {
-        let ArgumentValidator::Schema(validator) = self else {
+        let ArgumentValidator::Schema(compiled) = self else {
             return Ok(Checked::Valid(None));
         };
         let doc = Doc::parse(arguments).map_err(|e| e.to_string())?;
         let args = doc.at(arguments);
-        if validator.is_valid(args) {
+        if compiled.validator.is_valid(args) {
             return Ok(Checked::Valid(Some(doc)));
         }
-        let problems: Vec<String> = validator
+        let problems: Vec<String> = compiled
+            .validator
             .iter_errors(args)
             .take(8)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                if path.is_empty() {
-                    e.to_string()
-                } else {
-                    let field = path.trim_start_matches('/').replace('/', ".");
-                    format!("`{field}`: {e}")
-                }
-            })
+            .map(|e| validation_sentence(&e, &compiled.schema))
             .collect();
         Ok(Checked::Invalid(problems.join("; ")))
     }

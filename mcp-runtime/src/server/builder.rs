@@ -13,6 +13,7 @@ use crate::registry::{
     AccessCheck, Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate,
     IntoTool, Items, PrimitiveKind, Registration, SkillSet, Skills,
 };
+use crate::schema::SchemaDialect;
 use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
 use crate::tasks::{MemoryTaskStore, TaskStore};
 use serde_json::Value;
@@ -93,6 +94,32 @@ impl ServerBuilder {
     /// field is sent only when `true`.
     pub fn explicit_is_error(mut self, on: bool) -> Self {
         self.config.explicit_is_error = on;
+        self
+    }
+    /// Which form of the input schemas generated from argument types (`#[tool]`,
+    /// [`Tool::handler`](crate::Tool::handler), [`Tool::input_schema_of`](crate::Tool::input_schema_of))
+    /// `tools/list` shows. The default, [`SchemaDialect::Portable`], is the form hosts' converters
+    /// (Gemini, OpenAI's strict mode, LangChain, the Vercel AI SDK) read without loss: no
+    /// `$ref`, `Option<T>` an optional property of `T`'s schema, an object at the root (see
+    /// [`schema::portable`](crate::schema::portable)). [`SchemaDialect::Full`] shows schemars'
+    /// output as it is, for clients that read all of JSON Schema 2020-12. Arguments are
+    /// validated against the full schema in both: only what is listed changes. Both forms are
+    /// made once, when the tool is built; a request only copies the listing.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, Tool, schema::SchemaDialect};
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Args { text: String, times: Option<u32> }
+    /// let server = Server::builder()
+    ///     .schema_dialect(SchemaDialect::Full)
+    ///     .tool(Tool::new("repeat").handler(|a: Args, _cx| async move {
+    ///         a.text.repeat(a.times.unwrap_or(1) as usize)
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn schema_dialect(mut self, dialect: SchemaDialect) -> Self {
+        self.items.dialect = dialect;
         self
     }
     /// Advertise the `logging` capability and send `notifications/message` to requests that opt in.
