@@ -259,13 +259,7 @@ async fn a_client_that_renders_no_apps_gets_the_same_meaningful_text() {
 async fn a_2025_11_25_session_sees_the_extension_and_the_views() {
     let http = spawn_http(apps::build().unwrap()).await;
     let url = format!("http://{}/mcp", http.addr);
-    let mut headers = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        (
-            "Accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-    ];
+    let mut headers = common::post_headers();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25",
         "capabilities": {"extensions": {"io.modelcontextprotocol/ui":

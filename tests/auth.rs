@@ -927,14 +927,8 @@ async fn listen_streams_announce_only_resources_the_caller_may_read() {
 
 /// POSTs `body` with the headers a 2025-11-25 client sends on session `session`.
 async fn legacy_as(url: &str, token: &str, session: Option<&str>, body: &Value) -> HttpResponse {
-    let mut headers = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        (
-            "Accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-        ("Authorization".to_owned(), format!("Bearer {token}")),
-    ];
+    let mut headers = common::post_headers();
+    headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
     if let Some(session) = session {
         headers.push(("Mcp-Session-Id".to_owned(), session.to_owned()));
         headers.push(("MCP-Protocol-Version".to_owned(), "2025-11-25".to_owned()));

@@ -143,14 +143,8 @@ async fn answers_to_an_allowed_origin_name_it_and_expose_what_clients_read() {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "browser", "version": "1"}}});
-    let headers = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        (
-            "Accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-        ("Origin".to_owned(), "https://app.example.com".to_owned()),
-    ];
+    let mut headers = common::post_headers();
+    headers.push(("Origin".to_owned(), "https://app.example.com".to_owned()));
     let resp = send(Method::POST, &url, &headers, init.to_string()).await;
     assert_eq!(resp.status, StatusCode::OK);
     assert!(resp.headers.get("mcp-session-id").is_some());

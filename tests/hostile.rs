@@ -138,17 +138,11 @@ fn mirror(value: &Value) -> String {
 
 /// The headers a conforming client sends with `body`, mirroring whatever the body holds.
 fn headers(body: &Value) -> Vec<(String, String)> {
-    let mut h = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        (
-            "Accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-        (
-            "MCP-Protocol-Version".to_owned(),
-            fixture::VERSION.to_owned(),
-        ),
-    ];
+    let mut h = common::post_headers();
+    h.push((
+        "MCP-Protocol-Version".to_owned(),
+        fixture::VERSION.to_owned(),
+    ));
     if let Some(v) = body.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion") {
         h[2].1 = mirror(v);
     }

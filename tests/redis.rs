@@ -266,13 +266,7 @@ async fn with_redis_down_a_legacy_initialize_is_answered_with_an_error_within_se
         .build()
         .unwrap();
     let http = common::spawn_http_with(server, mcp_runtime::HttpOptions::default()).await;
-    let headers = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        (
-            "Accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-    ];
+    let headers = common::post_headers();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "redis-down", "version": "1.0.0"}}});

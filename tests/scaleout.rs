@@ -282,13 +282,7 @@ async fn three_instances_behind_nginx_share_one_redis() {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "c", "version": "1"}}});
-    let base = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        (
-            "Accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-    ];
+    let base = common::post_headers();
     let resp = post(&front, &base, init.to_string()).await;
     let session = resp.header("mcp-session-id").expect("a session").to_owned();
     let mut headers = base.clone();

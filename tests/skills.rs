@@ -287,9 +287,12 @@ async fn traversal_and_encoded_names_reach_nothing() {
     }
 }
 
+/// A case of a broken folder: its name, how the folder is broken, what the error says.
+type BrokenCase = (&'static str, Box<dyn Fn(&Folder)>, &'static str);
+
 #[tokio::test]
 async fn a_broken_folder_is_a_startup_error_naming_the_file_and_the_rule() {
-    let cases: Vec<(&str, Box<dyn Fn(&Folder)>, &str)> = vec![
+    let cases: Vec<BrokenCase> = vec![
         (
             "link",
             Box::new(|f: &Folder| {
@@ -508,13 +511,7 @@ async fn pages_never_split_an_entry_and_cursors_round_trip() {
 async fn a_2025_11_25_session_sees_the_extension_and_its_methods() {
     let http = spawn_http(embedded()).await;
     let url = format!("http://{}/mcp", http.addr);
-    let headers = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        (
-            "Accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-    ];
+    let headers = common::post_headers();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});

@@ -494,6 +494,71 @@
 //! (`mcp-publisher login github` for an `io.github.OWNER/` name, DNS for a domain of yours),
 //! and run `mcp-publisher publish` next to `server.json`.
 //!
+//! ### Deploying to AWS Lambda
+//!
+//! With the `lambda` feature, `Server::run_lambda` serves the
+//! server as a Lambda function behind a Function URL or an API Gateway HTTP API (or REST API):
+//! each invocation is one request, answered by the same checks and handlers as
+//! [`Server::serve`](crate::Server::serve).
+//!
+//! ```no_run
+//! # #[cfg(feature = "lambda")]
+//! # mod function {
+//! use mcp_runtime::lambda::LambdaOptions;
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Say hello.
+//! #[tool]
+//! fn hello() -> &'static str {
+//!     "Hello!"
+//! }
+//!
+//! // One invocation at a time per instance: a single-threaded runtime starts sooner.
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), mcp_runtime::Error> {
+//!     let server = Server::from_inventory().name("hello").version("1.0.0").build()?;
+//!     server.run_lambda(LambdaOptions::default()).await
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! What fits a function that is frozen once it has answered is served: discover, the lists,
+//! calls, reads, prompts, completions, skills, and multi-round requests, whose retry may land
+//! on any instance. Set **`MCP_STATE_KEY`** on the function (32 random bytes, base64:
+//! `openssl rand -base64 32`): a server whose tools ask the client for input refuses to start
+//! on Lambda without a key every instance shares. What needs a long-lived process is not: task
+//! tools run to completion in their call (the tasks extension is not declared), a tool that
+//! only runs as a task and `subscriptions/listen` answer with an error saying why,
+//! `listChanged` and `resources.subscribe` are not advertised, and a 2025-11-25 client's
+//! `initialize` gets an error naming the revision served (its session and GET stream live in
+//! one process). Serve such a server from a container instead. The table is in the
+//! rustdoc of `mcp_runtime::lambda`.
+//!
+//! Build the `bootstrap` binary for the `provided.al2023` runtime with
+//! [cargo-lambda](https://www.cargo-lambda.info) (`pip install cargo-lambda`, or `cargo install
+//! cargo-lambda`):
+//!
+//! ```sh
+//! cargo lambda build --release            # target/lambda/<binary>/bootstrap
+//! cargo lambda deploy --env-var MCP_STATE_KEY=$(openssl rand -base64 32) --enable-function-url
+//! ```
+//!
+//! or, with plain cargo on x86_64 Linux, `cargo build --release --target
+//! x86_64-unknown-linux-gnu` on a glibc no newer than Amazon Linux 2023's (2.34; in an
+//! `amazonlinux:2023` container, say), then zip the binary as `bootstrap`. Behind a Function
+//! URL (`InvokeMode: BUFFERED`, or `RESPONSE_STREAM` with
+//! `LambdaOptions::response_streaming` for
+//! progress as Server-Sent Events) the endpoint is `https://<id>.lambda-url.<region>.on.aws/mcp`;
+//! behind an HTTP API, `https://<api-id>.execute-api.<region>.amazonaws.com/mcp` (a named
+//! stage's prefix is taken off the path). The `Host` the event names is accepted; a custom
+//! domain in front needs
+//! [`HttpOptions::allow_host`](crate::HttpOptions::allow_host). Keep
+//! [`ServerBuilder::request_timeout`](crate::ServerBuilder::request_timeout) under the gateway's
+//! limit (29–30 s) and the function's timeout above it. `deploy/lambda/README.md` has the AWS
+//! CLI steps for both fronts; `examples/lambda.rs` is a complete function, and
+//! `cargo lambda watch` runs one locally behind the Lambda runtime emulator.
+//!
 //! ## 11. Protecting a server
 //!
 //! On a network, make the endpoint an OAuth 2.1 resource server: every request carries a

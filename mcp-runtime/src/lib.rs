@@ -70,6 +70,9 @@ pub use registry_entry::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
 pub use run::RunMode;
 pub use server::{Server, ServerBuilder};
 pub use transport::http::HttpOptions;
+#[cfg(feature = "lambda")]
+#[doc(inline)]
+pub use transport::http::lambda;
 pub use uri_template::UriTemplate;
 
 /// The `schemars` this crate derives schemas with (1.x), for `#[schemars(crate =

@@ -160,6 +160,42 @@ impl Server {
         http::router(self.dispatcher, self.legacy, options)
     }
 
+    /// Serves this server as an AWS Lambda function behind API Gateway (REST or HTTP API) or a
+    /// Function URL, one event per invocation, until the Lambda runtime stops it. Feature
+    /// `lambda`; what is served and what is refused there: [`lambda`](crate::lambda).
+    ///
+    /// Fails at once, before any event, when the server asks clients for input and has no
+    /// `requestState` key every instance shares (`MCP_STATE_KEY`), or when it is not in a
+    /// Lambda environment.
+    ///
+    /// ```no_run
+    /// # async fn demo(server: mcp_runtime::Server) -> Result<(), mcp_runtime::Error> {
+    /// use mcp_runtime::{HttpOptions, lambda::LambdaOptions};
+    /// let options = LambdaOptions::new(HttpOptions::default().allow_host("mcp.example.com"));
+    /// server.run_lambda(options).await
+    /// # }
+    /// ```
+    #[cfg(feature = "lambda")]
+    pub async fn run_lambda(
+        self,
+        options: impl Into<crate::lambda::LambdaOptions>,
+    ) -> Result<(), Error> {
+        http::lambda::run(&self.dispatcher, options.into()).await
+    }
+
+    /// The `tower` service [`run_lambda`](Self::run_lambda) serves: [`lambda_http`]'s requests
+    /// answered, for a Lambda runtime of your own or a test. Feature `lambda`. Fails as
+    /// `run_lambda` does for a server without a shared `requestState` key.
+    ///
+    /// [`lambda_http`]: crate::lambda::lambda_http
+    #[cfg(feature = "lambda")]
+    pub fn lambda_service(
+        self,
+        options: impl Into<crate::lambda::LambdaOptions>,
+    ) -> Result<crate::lambda::LambdaService, Error> {
+        http::lambda::service(&self.dispatcher, options.into())
+    }
+
     /// Serves on this process's stdin and stdout until stdin closes.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await

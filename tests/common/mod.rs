@@ -606,17 +606,22 @@ pub fn notification(method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "method": method, "params": params})
 }
 
-/// The headers a conforming client sends with `body`: Content-Type, Accept,
-/// MCP-Protocol-Version (from `_meta`), Mcp-Method and, for the methods that name something
-/// (a tool, prompt, resource or task), Mcp-Name.
-pub fn headers_for(body: &Value) -> Vec<(String, String)> {
-    let mut h = vec![
+/// The two headers every POST carries: Content-Type and an Accept of JSON and SSE.
+pub fn post_headers() -> Vec<(String, String)> {
+    vec![
         ("Content-Type".to_owned(), "application/json".to_owned()),
         (
             "Accept".to_owned(),
             "application/json, text/event-stream".to_owned(),
         ),
-    ];
+    ]
+}
+
+/// The headers a conforming client sends with `body`: Content-Type, Accept,
+/// MCP-Protocol-Version (from `_meta`), Mcp-Method and, for the methods that name something
+/// (a tool, prompt, resource or task), Mcp-Name.
+pub fn headers_for(body: &Value) -> Vec<(String, String)> {
+    let mut h = post_headers();
     let version = body
         .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
         .and_then(Value::as_str)

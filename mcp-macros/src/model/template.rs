@@ -52,7 +52,8 @@ pub(crate) fn uri_template(template: &str) -> Result<Vec<String>, String> {
     Ok(vars)
 }
 
-/// A URI (or template) starts with a scheme.
+/// A URI (or template) starts with a scheme. The runtime's snapshot check keeps the same
+/// rule for builder registrations (a proc-macro crate cannot share code with it).
 pub(crate) fn has_scheme(uri: &str) -> bool {
     match uri.find(':') {
         Some(i) if i > 0 => {

@@ -127,6 +127,7 @@ pub(crate) fn check_tool_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A URI (or template) starts with a scheme: the rule `#[resource]` checks at compile time.
 fn has_scheme(uri: &str) -> bool {
     match uri.find(':') {
         Some(i) if i > 0 => {

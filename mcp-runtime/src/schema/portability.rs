@@ -193,23 +193,28 @@ impl Inliner<'_> {
             ("anyOf" | "oneOf" | "allOf" | "prefixItems" | "items", Value::Array(items)) => {
                 Value::Array(items.iter().map(|v| self.schema(v)).collect())
             }
-            (
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "unevaluatedItems"
-                | "unevaluatedProperties"
-                | "additionalItems",
-                _,
-            ) => self.schema(value),
+            (key, _) if holds_one_schema(key) => self.schema(value),
             _ => value.clone(),
         }
     }
+}
+
+/// The keywords whose value is one subschema (`items` too, in its non-array form).
+fn holds_one_schema(key: &str) -> bool {
+    matches!(
+        key,
+        "items"
+            | "additionalProperties"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "additionalItems"
+    )
 }
 
 /// The definition a local reference names (`#/$defs/Name`, `#/definitions/Name`).
@@ -329,20 +334,7 @@ fn shape(value: &mut Value, optional: bool) {
             ("anyOf" | "oneOf" | "allOf" | "prefixItems" | "items", Value::Array(items)) => {
                 items.iter_mut().for_each(|c| shape(c, false));
             }
-            (
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "unevaluatedItems"
-                | "unevaluatedProperties"
-                | "additionalItems",
-                child,
-            ) => shape(child, false),
+            (key, child) if holds_one_schema(key) => shape(child, false),
             _ => {}
         }
     }

@@ -40,6 +40,8 @@ pub struct KeyRing {
     keys: Vec<([u8; 4], Aes256GcmSiv)>,
     /// Largest token sealed or opened (default [`MAX_STATE_BYTES`]).
     max_bytes: usize,
+    /// Made by [`KeyRing::random`] in this process: no other instance holds its key.
+    generated: bool,
 }
 
 impl std::fmt::Debug for KeyRing {
@@ -68,6 +70,7 @@ impl KeyRing {
         }
         Ok(KeyRing {
             max_bytes: MAX_STATE_BYTES,
+            generated: false,
             keys: keys
                 .iter()
                 .map(|k| (key_id(k), Aes256GcmSiv::new(k.into())))
@@ -87,7 +90,17 @@ impl KeyRing {
         getrandom::getrandom(&mut key).map_err(|e| {
             format!("no requestState key is configured and the operating system gave no random bytes for one ({e}); set MCP_STATE_KEY")
         })?;
-        KeyRing::new(&[key])
+        let mut ring = KeyRing::new(&[key])?;
+        ring.generated = true;
+        Ok(ring)
+    }
+
+    /// Whether the ring was made by [`random`](Self::random) in this process, so that only
+    /// this instance opens what it seals (what a serverless target refuses for a server whose
+    /// requests take several rounds).
+    #[cfg_attr(not(feature = "lambda"), allow(dead_code))]
+    pub(crate) fn is_generated(&self) -> bool {
+        self.generated
     }
 
     /// Parses `MCP_STATE_KEY`: comma-separated keys, each 32 bytes in base64 (standard or

@@ -92,6 +92,10 @@ mod health;
 mod hygiene;
 #[cfg(feature = "lab")]
 mod lab;
+// `mcp_runtime::lambda`: the endpoint's checks served to Lambda events.
+#[cfg(feature = "lambda")]
+#[doc(hidden)]
+pub mod lambda;
 mod legacy;
 mod negotiate;
 mod options;
