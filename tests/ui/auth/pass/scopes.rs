@@ -34,7 +34,7 @@ fn review(topic: String) -> String {
     topic
 }
 
-fn main() {
+pub fn main() {
     let _ = Server::builder()
         .tool(search {})
         .resource(handbook {})

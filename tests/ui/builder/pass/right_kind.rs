@@ -24,7 +24,7 @@ fn config() -> String {
     "{}".to_owned()
 }
 
-fn main() -> Result<(), mcp_runtime::BuildError> {
+pub fn main() -> Result<(), mcp_runtime::BuildError> {
     let server = Server::builder()
         .tool(add {})
         .tool(Tool::new("ping").handler(|_: NoArguments, _| async { "pong" }))

@@ -37,7 +37,7 @@ fn review(#[elicit(message = "How?", key = "how")] how: Elicitation<Review>) -> 
     }
 }
 
-fn main() {
+pub fn main() {
     let schema = <Review as mcp_runtime::__private::ElicitForm>::requested_schema();
     assert_eq!(
         serde_json::Value::Object(schema),

@@ -40,7 +40,7 @@ impl Notes {
     }
 }
 
-fn main() {
+pub fn main() {
     let notes = Notes::default();
     assert_eq!(notes.helper(), 0);
     let server = Server::builder().handlers(notes).build();

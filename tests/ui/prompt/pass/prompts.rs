@@ -24,7 +24,7 @@ fn short() -> &'static str {
     "hi"
 }
 
-fn main() {
+pub fn main() {
     let _ = Server::builder().prompt(brief {}).prompt(short {}).build();
     assert_eq!(short(), "hi");
 }

@@ -31,7 +31,7 @@ fn item(id: u64, version: Option<u8>) -> String {
     format!("{id}{version:?}")
 }
 
-fn main() {
+pub fn main() {
     let _ = Server::builder()
         .resource(config {})
         .resource_template(file {})

@@ -110,7 +110,7 @@ mod nested {
     }
 }
 
-fn main() {
+pub fn main() {
     let _ = Server::builder()
         .state(Db)
         .tool(everything {})
