@@ -860,3 +860,15 @@ pub async fn listen(addr: &str) -> std::io::Result<tokio::net::TcpListener> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     mcp_runtime::transport::http::bind(addr).await
 }
+
+/// The instruction count of a callgrind output file (its `summary:` or `totals:` line).
+pub fn callgrind_total(file: &std::path::Path) -> Result<u64, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .ok_or_else(|| format!("no totals in {}", file.display()))
+}

@@ -80,3 +80,23 @@ pub use uri_template::UriTemplate;
 pub use schemars;
 /// The `serde_json` this crate reads and writes JSON with.
 pub use serde_json;
+
+/// The macros' reference examples (`mcp-macros/doc/*.md`, the docs of [`tool`] and the rest),
+/// run as doctests of this crate, which re-exports the macros. The `skills!` one is a
+/// `standalone_crate`: its folder is relative to the file it is written in, which a merged
+/// doctest moves.
+#[cfg(doctest)]
+mod macro_reference {
+    #[doc = include_str!("../../mcp-macros/doc/tool.md")]
+    struct Tool;
+    #[doc = include_str!("../../mcp-macros/doc/resource.md")]
+    struct Resource;
+    #[doc = include_str!("../../mcp-macros/doc/prompt.md")]
+    struct Prompt;
+    #[doc = include_str!("../../mcp-macros/doc/handlers.md")]
+    struct Handlers;
+    #[doc = include_str!("../../mcp-macros/doc/elicit_form.md")]
+    struct ElicitForm;
+    #[doc = include_str!("../../mcp-macros/doc/skills.md")]
+    struct Skills;
+}

@@ -405,14 +405,7 @@ fn callgrind_run(events: usize, dir: &std::path::Path) -> Result<u64, String> {
     if answered != events {
         return Err(format!("{answered} of {events} invocations answered"));
     }
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("summary:")
-                .or_else(|| l.strip_prefix("totals:"))
-        })
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .ok_or_else(|| format!("no totals in {}", file.display()))
+    mcp_bench::callgrind_total(&file)
 }
 
 fn callgrind(calls: usize) -> Result<(), String> {

@@ -206,3 +206,19 @@ macro_rules! access_setters {
     };
 }
 pub(super) use access_setters;
+
+/// Whether the items of one list depend on who asks.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ListGuard {
+    /// Some item requires scopes.
+    pub(crate) scoped: bool,
+    /// Some item has a custom check.
+    pub(crate) checked: bool,
+}
+
+impl ListGuard {
+    pub(super) fn add(&mut self, access: &Requirement) {
+        self.scoped |= !access.scopes.is_empty();
+        self.checked |= access.check.is_some();
+    }
+}

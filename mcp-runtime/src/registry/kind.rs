@@ -1,4 +1,6 @@
-//! The kinds of primitive.
+//! The kinds of primitive, and the index of one kind's names.
+
+use std::collections::HashMap;
 
 /// The kind of a registered primitive, for run-time changes.
 ///
@@ -21,3 +23,9 @@ pub enum PrimitiveKind {
     /// A skill of the Skills extension (keyed by name).
     Skill,
 }
+
+/// Position of each registered name (tool, prompt) or URI in its list.
+///
+/// Hashed with FNV-1a instead of SipHash: the keys are the server's own names, fixed when the
+/// registry is built, so client input only ever looks up (it cannot grow a bucket).
+pub(crate) type NameIndex = HashMap<String, usize, fnv::FnvBuildHasher>;

@@ -27,6 +27,7 @@ pub use complete::{Completer, CompletionRequest};
 #[cfg(test)]
 pub(crate) use headers::collect as collect_param_headers;
 pub(crate) use headers::{HeaderKind, ParamHeader};
+pub(crate) use kind::NameIndex;
 pub use kind::PrimitiveKind;
 pub use output::*;
 pub(crate) use primitive::Items;
@@ -40,7 +41,7 @@ pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub(crate) use skill_index::{DirChild, SkillEntry};
 pub(crate) use skills::SkillSet;
 pub use skills::Skills;
-pub(crate) use snapshot::{NameIndex, PromptEntry, Registry, ToolEntry};
+pub(crate) use snapshot::{PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
 pub use tool::{NoArguments, TaskSupport, Tool, ToolCall, parse_arguments};
 

@@ -2,10 +2,10 @@
 //! `skills/get`), the resources its files become, and its folders as directory resources (for
 //! `resources/directory/read`), the folders above skills included.
 
-use super::access::Requirement;
+use super::access::{ListGuard, Requirement};
+use super::kind::NameIndex;
 use super::resource::Resource;
 use super::skills::SkillSet;
-use super::snapshot::{ListGuard, NameIndex};
 use crate::config::CacheHint;
 use crate::error::BuildError;
 use crate::skills::{SkillData, directory_json};

@@ -1,9 +1,9 @@
 //! The registry as requests see it: an immutable, validated, indexed snapshot of everything
 //! registered ([`Registry`]), rebuilt on every run-time change.
 
-use super::access::Requirement;
+use super::access::{ListGuard, Requirement};
 use super::headers::{ParamHeader, collect as collect_param_headers};
-use super::kind::PrimitiveKind;
+use super::kind::{NameIndex, PrimitiveKind};
 use super::primitive::Items;
 use super::prompt::{Prompt, PromptFn};
 use super::resource::{Resource, ResourceFn, ResourceTemplate};
@@ -18,12 +18,6 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// Position of each registered name (tool, prompt) or URI in its list.
-///
-/// Hashed with FNV-1a instead of SipHash: the keys are the server's own names, fixed when the
-/// registry is built, so client input only ever looks up (it cannot grow a bucket).
-pub(crate) type NameIndex = HashMap<String, usize, fnv::FnvBuildHasher>;
 
 pub(crate) struct ToolEntry {
     /// The name, shared (MRTR bindings keep it without a copy).
@@ -69,22 +63,6 @@ pub(crate) struct PromptEntry {
     pub(crate) json: Box<RawValue>,
     pub(crate) handler: Arc<PromptFn>,
     pub(crate) required: Vec<String>,
-}
-
-/// Whether the items of one list depend on who asks.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct ListGuard {
-    /// Some item requires scopes.
-    pub(crate) scoped: bool,
-    /// Some item has a custom check.
-    pub(crate) checked: bool,
-}
-
-impl ListGuard {
-    pub(super) fn add(&mut self, access: &Requirement) {
-        self.scoped |= !access.scopes.is_empty();
-        self.checked |= access.check.is_some();
-    }
 }
 
 /// An immutable snapshot of everything registered.

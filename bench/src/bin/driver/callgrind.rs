@@ -48,14 +48,7 @@ pub(crate) fn callgrind_run(case: &Case, calls: usize, dir: &Path) -> Result<u64
     }
     stop(child);
     result?;
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("summary:")
-                .or_else(|| l.strip_prefix("totals:"))
-        })
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .ok_or_else(|| format!("no totals in {}", file.display()))
+    mcp_bench::callgrind_total(&file)
 }
 
 pub(crate) fn callgrind(opts: &Opts) -> Result<String, String> {

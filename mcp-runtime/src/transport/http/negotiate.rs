@@ -1,7 +1,7 @@
 //! Content negotiation: the body must be JSON (else 415), and the client must accept JSON or SSE
 //! (else 406); which of the two it accepts decides how a call that notifies is answered.
 
-use http::{HeaderMap, HeaderValue, header};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 /// Which answers the client accepts.
 pub(super) struct AcceptSet {
@@ -55,6 +55,25 @@ pub(super) fn accepts(headers: &HeaderMap) -> AcceptSet {
         };
     }
     set
+}
+
+/// A POST's media checks: what the client accepts, or the `415` or `406` that refuses it and
+/// its message.
+pub(super) fn post_media(headers: &HeaderMap) -> Result<AcceptSet, (StatusCode, &'static str)> {
+    if !content_type_ok(headers) {
+        return Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: send the JSON-RPC message as application/json",
+        ));
+    }
+    let accept = accepts(headers);
+    if !accept.json && !accept.sse {
+        return Err((
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: accept application/json and text/event-stream",
+        ));
+    }
+    Ok(accept)
 }
 
 pub(super) fn content_type_ok(headers: &HeaderMap) -> bool {

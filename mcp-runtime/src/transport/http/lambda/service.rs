@@ -296,19 +296,10 @@ async fn post(
             Err(refused) => return refused,
         }
     };
-    if !negotiate::content_type_ok(&parts.headers) {
-        return transport_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported Media Type: send the JSON-RPC message as application/json",
-        );
-    }
-    let accept = negotiate::accepts(&parts.headers);
-    if !accept.json && !accept.sse {
-        return transport_error(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: accept application/json and text/event-stream",
-        );
-    }
+    let accept = match negotiate::post_media(&parts.headers) {
+        Ok(accept) => accept,
+        Err((status, why)) => return transport_error(status, why),
+    };
     if bytes.len() > options.body_limit {
         return transport_error(
             StatusCode::PAYLOAD_TOO_LARGE,
