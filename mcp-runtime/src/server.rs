@@ -178,7 +178,7 @@ impl Server {
     #[cfg(feature = "lambda")]
     pub async fn run_lambda(
         self,
-        options: impl Into<crate::lambda::LambdaOptions>,
+        options: impl Into<http::lambda::LambdaOptions>,
     ) -> Result<(), Error> {
         http::lambda::run(&self.dispatcher, options.into()).await
     }
@@ -191,8 +191,8 @@ impl Server {
     #[cfg(feature = "lambda")]
     pub fn lambda_service(
         self,
-        options: impl Into<crate::lambda::LambdaOptions>,
-    ) -> Result<crate::lambda::LambdaService, Error> {
+        options: impl Into<http::lambda::LambdaOptions>,
+    ) -> Result<http::lambda::LambdaService, Error> {
         http::lambda::service(&self.dispatcher, options.into())
     }
 

@@ -10,7 +10,7 @@ use super::encode::Rejection;
 use crate::error::McpError;
 use crate::protocol::{
     CallToolRequestParams, ClientMessage, ClientNotification, ClientParams, ClientRequest, Method,
-    NamedBy, RequestId, RequestMeta, codes,
+    NamedBy, RequestId, RequestMeta, codes, for_each_method,
 };
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -297,46 +297,54 @@ fn read_head(params: Option<&RawValue>) -> Result<Head, McpError> {
     })
 }
 
-/// The params of a known method, typed, with their `_meta` taken out.
-fn read_params(
-    method: Method,
-    params: Option<&RawValue>,
-) -> Result<(Option<Box<RequestMeta>>, ClientParams<'_>), McpError> {
-    if params.is_some_and(|p| !p.get().starts_with('{')) {
-        return Err(not_an_object());
-    }
-    let parsed = match method {
-        Method::Discover => {
-            return read_head(params).map(|head| (head.meta, ClientParams::Discover));
+/// Writes [`read_params`] from the method table: absent params of an `optional` method are its
+/// defaults, a `required` method's must be present, a method of `none` reads only `_meta`.
+macro_rules! params_reader {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $name:literal,
+        params: $params:ident $(($ty:ty))?,
+        named_by: $named_by:expr,
+        task: $task:literal,
+        era_2025: $era_2025:literal;
+    )*) => {
+        /// The params of a known method, typed, with their `_meta` taken out.
+        fn read_params(
+            method: Method,
+            params: Option<&RawValue>,
+        ) -> Result<(Option<Box<RequestMeta>>, ClientParams<'_>), McpError> {
+            if params.is_some_and(|p| !p.get().starts_with('{')) {
+                return Err(not_an_object());
+            }
+            let parsed = match method {
+                $( Method::$variant => params_reader!(@read $params, params, ClientParams::$variant), )*
+            };
+            malformed_unless_read(method, params, parsed)
         }
-        Method::ToolsList => optional(params, |p| p.meta.take(), ClientParams::ToolsList),
-        Method::ResourcesList => optional(params, |p| p.meta.take(), ClientParams::ResourcesList),
-        Method::ResourceTemplatesList => optional(
-            params,
-            |p| p.meta.take(),
-            ClientParams::ResourceTemplatesList,
-        ),
-        Method::PromptsList => optional(params, |p| p.meta.take(), ClientParams::PromptsList),
-        Method::Listen => optional(params, |p| p.meta.take(), ClientParams::Listen),
-        Method::Complete => required(params, |p| p.meta.take(), ClientParams::Complete),
-        Method::ToolsCall => required(params, |p| p.meta.take(), ClientParams::ToolsCall),
-        Method::ResourcesRead => required(params, |p| p.meta.take(), ClientParams::ResourcesRead),
-        Method::PromptsGet => required(params, |p| p.meta.take(), ClientParams::PromptsGet),
-        Method::SkillsList => optional(params, |p| p.meta.take(), ClientParams::SkillsList),
-        Method::SkillsGet => required(params, |p| p.meta.take(), ClientParams::SkillsGet),
-        Method::ResourcesDirectoryRead => required(
-            params,
-            |p| p.meta.take(),
-            ClientParams::ResourcesDirectoryRead,
-        ),
-        Method::TasksGet => required(params, |p| p.meta.take(), ClientParams::TasksGet),
-        Method::TasksUpdate => required(params, |p| p.meta.take(), ClientParams::TasksUpdate),
-        Method::TasksCancel => required(params, |p| p.meta.take(), ClientParams::TasksCancel),
     };
+    (@read none, $raw:ident, $wrap:expr) => {
+        return read_head($raw).map(|head| (head.meta, $wrap))
+    };
+    (@read optional, $raw:ident, $wrap:expr) => {
+        optional($raw, |p| p.meta.take(), $wrap)
+    };
+    (@read required, $raw:ident, $wrap:expr) => {
+        required($raw, |p| p.meta.take(), $wrap)
+    };
+}
+
+for_each_method!(params_reader);
+
+/// Params read as their method's shape, or else [`ClientParams::Malformed`] naming what is
+/// wrong: `params` that are no object, or a malformed `_meta`, are refused now; anything else
+/// waits for the checks every request passes first.
+fn malformed_unless_read<'a>(
+    method: Method,
+    params: Option<&'a RawValue>,
+    parsed: Read<'a>,
+) -> Result<(Option<Box<RequestMeta>>, ClientParams<'a>), McpError> {
     match parsed {
         Ok(read) => Ok(read),
-        // Not the method's shape: `params` that are no object, or a malformed `_meta`, are
-        // refused now; anything else waits for the checks every request passes first.
         Err(reason) => {
             let head = read_head(params)?;
             let name = match method.named_by() {

@@ -1,6 +1,7 @@
 //! The methods a 2026-07-28 server serves, by name: one table, from which the enum, its wire
-//! names, [`Method::ALL`] and every per-method fact come. A new method is one row here; the
-//! compiler then points at each `match` over [`Method`] that must learn it.
+//! names, [`Method::ALL`], every per-method fact and the typed params of each request come. A
+//! new method is one row here; the compiler then points at each `match` over [`Method`] that
+//! must name the family serving it.
 
 use std::fmt;
 
@@ -35,14 +36,92 @@ impl NamedBy {
     }
 }
 
-/// Writes [`Method`] and its facts from one row per method:
-/// `Variant = "wire/name", params: required|optional, named_by: None|Some(NamedBy::…),
-/// task: bool, era_2025: bool;`
-macro_rules! method_table {
+/// The table of methods, one row each, handed to the macro named `$then`:
+///
+/// `Variant = "wire/name", params: none | optional(Type) | required(Type),
+/// named_by: None | Some(NamedBy::…), task: bool, era_2025: bool;`
+///
+/// Three readers expand it: `method_facts` below (the [`Method`] enum and its facts),
+/// `client_params` in `request.rs` (the typed [`ClientParams`](super::ClientParams)) and the
+/// params reader of `dispatch::decode`. A new method is one row here, plus the arms the
+/// compiler then asks for where a `match` names the family that serves it.
+macro_rules! for_each_method {
+    ($then:ident) => {
+        $then! {
+            /// `server/discover`.
+            Discover = "server/discover",
+                params: none, named_by: None, task: false, era_2025: false;
+            /// `tools/list`.
+            ToolsList = "tools/list",
+                params: optional(PaginatedRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `tools/call`.
+            ToolsCall = "tools/call",
+                params: required(CallToolRequestParams<'a>),
+                named_by: Some(NamedBy::Name), task: false, era_2025: true;
+            /// `resources/list`.
+            ResourcesList = "resources/list",
+                params: optional(PaginatedRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `resources/templates/list`.
+            ResourceTemplatesList = "resources/templates/list",
+                params: optional(PaginatedRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `resources/read`.
+            ResourcesRead = "resources/read",
+                params: required(ReadResourceRequestParams<'a>),
+                named_by: Some(NamedBy::Uri), task: false, era_2025: true;
+            /// `prompts/list`.
+            PromptsList = "prompts/list",
+                params: optional(PaginatedRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `prompts/get`.
+            PromptsGet = "prompts/get",
+                params: required(GetPromptRequestParams<'a>),
+                named_by: Some(NamedBy::Name), task: false, era_2025: true;
+            /// `completion/complete`.
+            Complete = "completion/complete",
+                params: required(CompleteRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `subscriptions/listen`.
+            Listen = "subscriptions/listen",
+                params: optional(SubscriptionsListenRequestParams),
+                named_by: None, task: false, era_2025: false;
+            /// `skills/list` (the skills extension).
+            SkillsList = "skills/list",
+                params: optional(PaginatedRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `skills/get` (the skills extension).
+            SkillsGet = "skills/get",
+                params: required(GetSkillRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `resources/directory/read` (the skills extension, with `directoryRead`).
+            ResourcesDirectoryRead = "resources/directory/read",
+                params: required(ReadDirectoryRequestParams),
+                named_by: None, task: false, era_2025: true;
+            /// `tasks/get` (the tasks extension).
+            TasksGet = "tasks/get",
+                params: required(TaskIdParams),
+                named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
+            /// `tasks/update` (the tasks extension).
+            TasksUpdate = "tasks/update",
+                params: required(UpdateTaskParams<'a>),
+                named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
+            /// `tasks/cancel` (the tasks extension).
+            TasksCancel = "tasks/cancel",
+                params: required(TaskIdParams),
+                named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
+        }
+    };
+}
+pub(crate) use for_each_method;
+
+/// Writes [`Method`] and its facts from the table.
+macro_rules! method_facts {
     ($(
         $(#[$doc:meta])*
         $variant:ident = $name:literal,
-        params: $params:ident,
+        params: $params:ident $(($ty:ty))?,
         named_by: $named_by:expr,
         task: $task:literal,
         era_2025: $era_2025:literal;
@@ -87,7 +166,7 @@ macro_rules! method_table {
             /// as their defaults).
             pub const fn params_required(self) -> bool {
                 match self {
-                    $( Method::$variant => method_table!(@required $params), )*
+                    $( Method::$variant => method_facts!(@required $params), )*
                 }
             }
 
@@ -116,58 +195,10 @@ macro_rules! method_table {
     };
     (@required required) => { true };
     (@required optional) => { false };
+    (@required none) => { false };
 }
 
-method_table! {
-    /// `server/discover`.
-    Discover = "server/discover",
-        params: optional, named_by: None, task: false, era_2025: false;
-    /// `tools/list`.
-    ToolsList = "tools/list",
-        params: optional, named_by: None, task: false, era_2025: true;
-    /// `tools/call`.
-    ToolsCall = "tools/call",
-        params: required, named_by: Some(NamedBy::Name), task: false, era_2025: true;
-    /// `resources/list`.
-    ResourcesList = "resources/list",
-        params: optional, named_by: None, task: false, era_2025: true;
-    /// `resources/templates/list`.
-    ResourceTemplatesList = "resources/templates/list",
-        params: optional, named_by: None, task: false, era_2025: true;
-    /// `resources/read`.
-    ResourcesRead = "resources/read",
-        params: required, named_by: Some(NamedBy::Uri), task: false, era_2025: true;
-    /// `prompts/list`.
-    PromptsList = "prompts/list",
-        params: optional, named_by: None, task: false, era_2025: true;
-    /// `prompts/get`.
-    PromptsGet = "prompts/get",
-        params: required, named_by: Some(NamedBy::Name), task: false, era_2025: true;
-    /// `completion/complete`.
-    Complete = "completion/complete",
-        params: required, named_by: None, task: false, era_2025: true;
-    /// `subscriptions/listen`.
-    Listen = "subscriptions/listen",
-        params: optional, named_by: None, task: false, era_2025: false;
-    /// `skills/list` (the skills extension).
-    SkillsList = "skills/list",
-        params: optional, named_by: None, task: false, era_2025: true;
-    /// `skills/get` (the skills extension).
-    SkillsGet = "skills/get",
-        params: required, named_by: None, task: false, era_2025: true;
-    /// `resources/directory/read` (the skills extension, with `directoryRead`).
-    ResourcesDirectoryRead = "resources/directory/read",
-        params: required, named_by: None, task: false, era_2025: true;
-    /// `tasks/get` (the tasks extension).
-    TasksGet = "tasks/get",
-        params: required, named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
-    /// `tasks/update` (the tasks extension).
-    TasksUpdate = "tasks/update",
-        params: required, named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
-    /// `tasks/cancel` (the tasks extension).
-    TasksCancel = "tasks/cancel",
-        params: required, named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
-}
+for_each_method!(method_facts);
 
 /// Methods of earlier revisions that 2026-07-28 removed.
 const REMOVED: &[&str] = &[

@@ -43,6 +43,7 @@ pub use input_responses::RawInputResponses;
 pub use jsonrpc::*;
 pub use messages::*;
 pub use meta::*;
+pub(crate) use method::for_each_method;
 pub use method::{Method, NamedBy};
 pub use mrtr::*;
 pub use prompts::*;

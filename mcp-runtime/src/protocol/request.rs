@@ -2,6 +2,7 @@
 //! typed params that borrow the raw parts (`arguments`, `inputResponses`) from the message text,
 //! or a notification.
 
+use super::method::for_each_method;
 use super::{
     CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, GetSkillRequestParams,
     Method, PaginatedRequestParams, ReadDirectoryRequestParams, ReadResourceRequestParams,
@@ -45,72 +46,67 @@ pub struct ClientRequest<'a> {
     pub params: ClientParams<'a>,
 }
 
-/// The params of a request, one variant per method, and what the server answers without
-/// reading them: a known method with malformed params, an unknown method.
-///
-/// ```
-/// use mcp_runtime::protocol::{ClientParams, ClientRequest, Method, RequestId};
-/// let params = ClientParams::Malformed {
-///     method: Method::ToolsCall,
-///     name: Some("add".into()),
-///     reason: "Invalid params: missing field `name`".into(),
-/// };
-/// let request = ClientRequest::new(RequestId::Number(7), None, params);
-/// assert_eq!(request.primitive_name(), Some("add"));
-/// ```
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ClientParams<'a> {
-    /// `server/discover`.
-    Discover,
-    /// `tools/list`.
-    ToolsList(PaginatedRequestParams),
-    /// `tools/call`.
-    ToolsCall(CallToolRequestParams<'a>),
-    /// `resources/list`.
-    ResourcesList(PaginatedRequestParams),
-    /// `resources/templates/list`.
-    ResourceTemplatesList(PaginatedRequestParams),
-    /// `resources/read`.
-    ResourcesRead(ReadResourceRequestParams<'a>),
-    /// `prompts/list`.
-    PromptsList(PaginatedRequestParams),
-    /// `prompts/get`.
-    PromptsGet(GetPromptRequestParams<'a>),
-    /// `completion/complete`.
-    Complete(CompleteRequestParams),
-    /// `subscriptions/listen`.
-    Listen(SubscriptionsListenRequestParams),
-    /// `skills/list`.
-    SkillsList(PaginatedRequestParams),
-    /// `skills/get`.
-    SkillsGet(GetSkillRequestParams),
-    /// `resources/directory/read`.
-    ResourcesDirectoryRead(ReadDirectoryRequestParams),
-    /// `tasks/get`.
-    TasksGet(TaskIdParams),
-    /// `tasks/update`.
-    TasksUpdate(UpdateTaskParams<'a>),
-    /// `tasks/cancel`.
-    TasksCancel(TaskIdParams),
-    /// A method of this revision whose params do not have its shape: answered with `-32602`
-    /// once the request has passed the checks every request passes.
-    Malformed {
-        /// The method.
-        method: Method,
-        /// `params.name` (`params.uri`, `params.taskId`) when it could be read, for the `Mcp-Name` check.
-        name: Option<String>,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A method this revision does not define.
-    Unknown {
-        /// Its name.
-        method: String,
-        /// Its params, unread.
-        params: Option<&'a RawValue>,
-    },
+/// Writes [`ClientParams`] and the method of each of its variants from the method table.
+macro_rules! client_params {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $name:literal,
+        params: $params:ident $(($ty:ty))?,
+        named_by: $named_by:expr,
+        task: $task:literal,
+        era_2025: $era_2025:literal;
+    )*) => {
+        /// The params of a request, one variant per method, and what the server answers without
+        /// reading them: a known method with malformed params, an unknown method.
+        ///
+        /// ```
+        /// use mcp_runtime::protocol::{ClientParams, ClientRequest, Method, RequestId};
+        /// let params = ClientParams::Malformed {
+        ///     method: Method::ToolsCall,
+        ///     name: Some("add".into()),
+        ///     reason: "Invalid params: missing field `name`".into(),
+        /// };
+        /// let request = ClientRequest::new(RequestId::Number(7), None, params);
+        /// assert_eq!(request.primitive_name(), Some("add"));
+        /// ```
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum ClientParams<'a> {
+            $( $(#[$doc])* $variant $(($ty))?, )*
+            /// A method of this revision whose params do not have its shape: answered with
+            /// `-32602` once the request has passed the checks every request passes.
+            Malformed {
+                /// The method.
+                method: Method,
+                /// `params.name` (`params.uri`, `params.taskId`) when it could be read, for the
+                /// `Mcp-Name` check.
+                name: Option<String>,
+                /// What is wrong.
+                reason: String,
+            },
+            /// A method this revision does not define.
+            Unknown {
+                /// Its name.
+                method: String,
+                /// Its params, unread.
+                params: Option<&'a RawValue>,
+            },
+        }
+
+        impl ClientParams<'_> {
+            /// The method, or the name of a method this revision does not define.
+            fn method(&self) -> Result<Method, &str> {
+                Ok(match self {
+                    $( ClientParams::$variant { .. } => Method::$variant, )*
+                    ClientParams::Malformed { method, .. } => *method,
+                    ClientParams::Unknown { method, .. } => return Err(method),
+                })
+            }
+        }
+    };
 }
+
+for_each_method!(client_params);
 
 impl<'a> ClientRequest<'a> {
     /// A request.
@@ -120,26 +116,7 @@ impl<'a> ClientRequest<'a> {
 
     /// The method, or the name of a method this revision does not define.
     pub fn method(&self) -> Result<Method, &str> {
-        Ok(match &self.params {
-            ClientParams::Discover => Method::Discover,
-            ClientParams::ToolsList(_) => Method::ToolsList,
-            ClientParams::ToolsCall(_) => Method::ToolsCall,
-            ClientParams::ResourcesList(_) => Method::ResourcesList,
-            ClientParams::ResourceTemplatesList(_) => Method::ResourceTemplatesList,
-            ClientParams::ResourcesRead(_) => Method::ResourcesRead,
-            ClientParams::PromptsList(_) => Method::PromptsList,
-            ClientParams::PromptsGet(_) => Method::PromptsGet,
-            ClientParams::Complete(_) => Method::Complete,
-            ClientParams::Listen(_) => Method::Listen,
-            ClientParams::SkillsList(_) => Method::SkillsList,
-            ClientParams::SkillsGet(_) => Method::SkillsGet,
-            ClientParams::ResourcesDirectoryRead(_) => Method::ResourcesDirectoryRead,
-            ClientParams::TasksGet(_) => Method::TasksGet,
-            ClientParams::TasksUpdate(_) => Method::TasksUpdate,
-            ClientParams::TasksCancel(_) => Method::TasksCancel,
-            ClientParams::Malformed { method, .. } => *method,
-            ClientParams::Unknown { method, .. } => return Err(method),
-        })
+        self.params.method()
     }
 
     /// The method's name as sent.

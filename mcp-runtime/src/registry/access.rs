@@ -1,8 +1,8 @@
 //! What a primitive requires of its caller (scopes, a custom check), what a check is asked, and
 //! how it refuses.
 
-use super::BoxFuture;
 use super::arguments::Arguments;
+use super::future::BoxFuture;
 use super::kind::PrimitiveKind;
 use crate::context::Caller;
 use std::future::Future;
@@ -199,7 +199,7 @@ macro_rules! access_setters {
         /// A custom authorization check, run (after the scopes are checked) before every use
         /// and for every listing: a refused caller does not see it listed, and it never runs
         /// for them.
-        pub fn authorize(mut self, check: $crate::registry::AccessCheck) -> Self {
+        pub fn authorize(mut self, check: $crate::registry::access::AccessCheck) -> Self {
             self.access.check = Some(check);
             self
         }

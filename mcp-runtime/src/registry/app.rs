@@ -168,7 +168,7 @@ impl AppPermissions {
     }
 }
 
-type HtmlFn = dyn Fn(ResourceRead) -> crate::registry::BoxFuture<'static, Result<String, McpError>>
+type HtmlFn = dyn Fn(ResourceRead) -> super::future::BoxFuture<'static, Result<String, McpError>>
     + Send
     + Sync;
 

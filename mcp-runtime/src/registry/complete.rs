@@ -1,7 +1,7 @@
 //! Completion of prompt arguments and template variables: [`Completer`] and the request it
 //! answers.
 
-use super::BoxFuture;
+use super::future::BoxFuture;
 use crate::context::RequestContext;
 use crate::error::McpError;
 use crate::protocol::Completion;

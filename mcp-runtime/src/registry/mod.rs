@@ -7,6 +7,7 @@ mod app;
 mod arguments;
 mod catalog;
 mod complete;
+mod future;
 mod headers;
 mod kind;
 mod output;
@@ -24,6 +25,7 @@ pub use app::{AppPermissions, Csp, UiResource, Visibility};
 pub use arguments::Arguments;
 pub(crate) use catalog::Catalog;
 pub use complete::{Completer, CompletionRequest};
+pub use future::BoxFuture;
 #[cfg(test)]
 pub(crate) use headers::collect as collect_param_headers;
 pub(crate) use headers::{HeaderKind, ParamHeader};
@@ -44,9 +46,3 @@ pub use skills::Skills;
 pub(crate) use snapshot::{PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
 pub use tool::{NoArguments, TaskSupport, Tool, ToolCall, parse_arguments};
-
-use std::future::Future;
-use std::pin::Pin;
-
-/// A boxed, `Send` future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -1,8 +1,8 @@
 //! Prompt definitions.
 
-use super::BoxFuture;
 use super::access::Requirement;
 use super::complete::Completer;
+use super::future::BoxFuture;
 use super::output::{IntoPromptResult, PromptOutcome};
 use crate::context::{RequestContext, StateNeed};
 use crate::error::{McpError, SourceLocation};

@@ -1,8 +1,8 @@
 //! Resource and resource template definitions.
 
-use super::BoxFuture;
 use super::access::Requirement;
 use super::complete::Completer;
+use super::future::BoxFuture;
 use super::output::{IntoResourceResult, ResourceOutcome};
 use crate::config::CacheHint;
 use crate::context::{RequestContext, StateNeed};

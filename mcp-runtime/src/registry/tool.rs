@@ -1,8 +1,8 @@
 //! Tool definitions.
 
-use super::BoxFuture;
 use super::access::Requirement;
 use super::arguments::Arguments;
+use super::future::BoxFuture;
 use super::output::{IntoToolResult, ToolOutcome};
 use crate::context::{RequestContext, StateNeed};
 use crate::error::{McpError, SourceLocation};

@@ -8,7 +8,7 @@
 //! an MRTR state cost about a quarter of what XChaCha20-Poly1305 (tokens `v1.`, until 2026-12)
 //! cost (BENCHMARKS.md, "The state's cipher").
 
-use super::MAX_STATE_BYTES;
+use super::bounds::MAX_STATE_BYTES;
 use crate::error::McpError;
 use aes_gcm_siv::aead::{AeadInPlace, KeyInit};
 use aes_gcm_siv::{Aes256GcmSiv, Nonce, Tag};

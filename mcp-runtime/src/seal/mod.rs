@@ -8,22 +8,15 @@
 //! above, in [`mrtr`](crate::mrtr).
 
 mod binding;
+mod bounds;
 mod input_data;
 mod keyring;
 mod record;
 mod responses;
 
-use std::time::Duration;
-
 pub(crate) use binding::Binding;
+pub use bounds::{DEFAULT_STATE_TTL, MAX_ROUNDS, MAX_STATE_BYTES};
 pub(crate) use input_data::{InputData, LazyBinding};
 pub use keyring::KeyRing;
 pub(crate) use record::{Answers, Sealer};
 pub(crate) use responses::Responses;
-
-/// Default lifetime of a `requestState`.
-pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(5 * 60);
-/// Largest accepted `requestState`, in bytes of its wire form.
-pub const MAX_STATE_BYTES: usize = 64 * 1024;
-/// Most rounds one request may take before the server refuses to ask again.
-pub const MAX_ROUNDS: u32 = 16;

@@ -283,7 +283,7 @@ impl Sealer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seal::DEFAULT_STATE_TTL;
+    use crate::seal::bounds::{DEFAULT_STATE_TTL, MAX_ROUNDS};
 
     /// Opens with a binding built by `Binding::new` (already canonical: no text to fall back on).
     fn open_as(s: &Sealer, token: &str, b: &Binding) -> Result<Sealed, McpError> {
@@ -295,7 +295,7 @@ mod tests {
         let s = Sealer {
             ring: KeyRing::new(&[[3; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
-            max_rounds: crate::seal::MAX_ROUNDS,
+            max_rounds: MAX_ROUNDS,
         };
         let sealed = Binding::new("tools/call", "t", r#"{"b":1,"a":[2, 3]}"#, None);
         let token = s.seal(&payload(&sealed, now_ms() + 60_000)).unwrap();
@@ -324,7 +324,7 @@ mod tests {
         Sealer {
             ring: KeyRing::new(&[[key; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
-            max_rounds: crate::seal::MAX_ROUNDS,
+            max_rounds: MAX_ROUNDS,
         }
     }
 
@@ -428,7 +428,7 @@ mod tests {
         let rotated = Sealer {
             ring: KeyRing::new(&[[2; 32], [1; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
-            max_rounds: crate::seal::MAX_ROUNDS,
+            max_rounds: MAX_ROUNDS,
         };
         assert!(open_as(&rotated, &token, &b).is_ok());
         let bob = Binding::new("prompts/get", "p", "null", Some("bob"));

@@ -162,3 +162,27 @@ impl TestIssuer {
         jsonwebtoken::encode(&header, &all, &self.key).expect("an Ed25519 key signs")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::TokenVerifier;
+
+    #[tokio::test]
+    async fn a_token_with_an_iss_list_or_a_tab_in_its_scope_is_verified_strictly() {
+        let issuer = TestIssuer::new("https://auth.example.com", "https://mcp.example.com/mcp");
+        let verifier = issuer.verifier();
+        let listed = issuer.token_with(json!({"iss": [issuer.issuer()]}));
+        let Err(crate::auth::TokenError::Invalid(why)) = verifier.verify(&listed).await else {
+            panic!("an `iss` list passed");
+        };
+        assert!(why.contains("`iss`"), "{why}");
+        let tabbed = issuer.token_with(json!({"scope": "docs:read\tadmin"}));
+        let caller = verifier.verify(&tabbed).await.unwrap();
+        assert!(caller.scopes.is_empty(), "{:?}", caller.scopes);
+        assert_eq!(caller.issuer.as_deref(), Some(issuer.issuer()));
+        let plain = issuer.token("alice", &["docs:read", "admin"]);
+        let caller = verifier.verify(&plain).await.unwrap();
+        assert!(caller.has_scopes(&["docs:read", "admin"]));
+    }
+}

@@ -442,7 +442,6 @@ fn check_url(url: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::TestIssuer;
     use serde_json::json;
 
     fn claims(v: Value) -> Map<String, Value> {
@@ -521,23 +520,5 @@ mod tests {
         );
         assert!(issuer_of(&Map::new(), &trusted).is_err(), "required");
         assert_eq!(issuer_of(&Map::new(), &[]).unwrap(), None);
-    }
-
-    #[tokio::test]
-    async fn a_token_with_an_iss_list_or_a_tab_in_its_scope_is_verified_strictly() {
-        let issuer = TestIssuer::new("https://auth.example.com", "https://mcp.example.com/mcp");
-        let verifier = issuer.verifier();
-        let listed = issuer.token_with(json!({"iss": [issuer.issuer()]}));
-        let Err(TokenError::Invalid(why)) = verifier.verify(&listed).await else {
-            panic!("an `iss` list passed");
-        };
-        assert!(why.contains("`iss`"), "{why}");
-        let tabbed = issuer.token_with(json!({"scope": "docs:read\tadmin"}));
-        let caller = verifier.verify(&tabbed).await.unwrap();
-        assert!(caller.scopes.is_empty(), "{:?}", caller.scopes);
-        assert_eq!(caller.issuer.as_deref(), Some(issuer.issuer()));
-        let plain = issuer.token("alice", &["docs:read", "admin"]);
-        let caller = verifier.verify(&plain).await.unwrap();
-        assert!(caller.has_scopes(&["docs:read", "admin"]));
     }
 }
