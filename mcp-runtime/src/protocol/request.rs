@@ -2,12 +2,10 @@
 //! typed params that borrow the raw parts (`arguments`, `inputResponses`) from the message text,
 //! or a notification.
 
+// Every params type the method table names, by the protocol's face: a new method's type is
+// found here without an import of its own.
 use super::method::for_each_method;
-use super::{
-    CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, GetSkillRequestParams,
-    Method, PaginatedRequestParams, ReadDirectoryRequestParams, ReadResourceRequestParams,
-    RequestId, RequestMeta, SubscriptionsListenRequestParams, TaskIdParams, UpdateTaskParams,
-};
+use super::*;
 use serde_json::value::RawValue;
 
 /// One JSON-RPC message a client sent.
