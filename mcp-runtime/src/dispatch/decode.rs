@@ -300,14 +300,7 @@ fn read_head(params: Option<&RawValue>) -> Result<Head, McpError> {
 /// Writes [`read_params`] from the method table: absent params of an `optional` method are its
 /// defaults, a `required` method's must be present, a method of `none` reads only `_meta`.
 macro_rules! params_reader {
-    ($(
-        $(#[$doc:meta])*
-        $variant:ident = $name:literal,
-        params: $params:ident $(($ty:ty))?,
-        named_by: $named_by:expr,
-        task: $task:literal,
-        era_2025: $era_2025:literal;
-    )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, params: $params:ident $(($ty:ty))?, facts: $facts:tt; )*) => {
         /// The params of a known method, typed, with their `_meta` taken out.
         fn read_params(
             method: Method,

@@ -39,7 +39,9 @@ impl NamedBy {
 /// The table of methods, one row each, handed to the macro named `$then`:
 ///
 /// `Variant = "wire/name", params: none | optional(Type) | required(Type),
-/// named_by: None | Some(NamedBy::…), task: bool, era_2025: bool;`
+/// facts: { named_by: None | Some(NamedBy::…), task: bool, era_2025: bool };`
+///
+/// The facts are one group, so a reader that needs none of them takes it as one token tree.
 ///
 /// Three readers expand it: `method_facts` below (the [`Method`] enum and its facts),
 /// `client_params` in `request.rs` (the typed [`ClientParams`](super::ClientParams)) and the
@@ -50,67 +52,68 @@ macro_rules! for_each_method {
         $then! {
             /// `server/discover`.
             Discover = "server/discover",
-                params: none, named_by: None, task: false, era_2025: false;
+                params: none,
+                facts: { named_by: None, task: false, era_2025: false };
             /// `tools/list`.
             ToolsList = "tools/list",
                 params: optional(PaginatedRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `tools/call`.
             ToolsCall = "tools/call",
                 params: required(CallToolRequestParams<'a>),
-                named_by: Some(NamedBy::Name), task: false, era_2025: true;
+                facts: { named_by: Some(NamedBy::Name), task: false, era_2025: true };
             /// `resources/list`.
             ResourcesList = "resources/list",
                 params: optional(PaginatedRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `resources/templates/list`.
             ResourceTemplatesList = "resources/templates/list",
                 params: optional(PaginatedRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `resources/read`.
             ResourcesRead = "resources/read",
                 params: required(ReadResourceRequestParams<'a>),
-                named_by: Some(NamedBy::Uri), task: false, era_2025: true;
+                facts: { named_by: Some(NamedBy::Uri), task: false, era_2025: true };
             /// `prompts/list`.
             PromptsList = "prompts/list",
                 params: optional(PaginatedRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `prompts/get`.
             PromptsGet = "prompts/get",
                 params: required(GetPromptRequestParams<'a>),
-                named_by: Some(NamedBy::Name), task: false, era_2025: true;
+                facts: { named_by: Some(NamedBy::Name), task: false, era_2025: true };
             /// `completion/complete`.
             Complete = "completion/complete",
                 params: required(CompleteRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `subscriptions/listen`.
             Listen = "subscriptions/listen",
                 params: optional(SubscriptionsListenRequestParams),
-                named_by: None, task: false, era_2025: false;
+                facts: { named_by: None, task: false, era_2025: false };
             /// `skills/list` (the skills extension).
             SkillsList = "skills/list",
                 params: optional(PaginatedRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `skills/get` (the skills extension).
             SkillsGet = "skills/get",
                 params: required(GetSkillRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `resources/directory/read` (the skills extension, with `directoryRead`).
             ResourcesDirectoryRead = "resources/directory/read",
                 params: required(ReadDirectoryRequestParams),
-                named_by: None, task: false, era_2025: true;
+                facts: { named_by: None, task: false, era_2025: true };
             /// `tasks/get` (the tasks extension).
             TasksGet = "tasks/get",
                 params: required(TaskIdParams),
-                named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
+                facts: { named_by: Some(NamedBy::TaskId), task: true, era_2025: false };
             /// `tasks/update` (the tasks extension).
             TasksUpdate = "tasks/update",
                 params: required(UpdateTaskParams<'a>),
-                named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
+                facts: { named_by: Some(NamedBy::TaskId), task: true, era_2025: false };
             /// `tasks/cancel` (the tasks extension).
             TasksCancel = "tasks/cancel",
                 params: required(TaskIdParams),
-                named_by: Some(NamedBy::TaskId), task: true, era_2025: false;
+                facts: { named_by: Some(NamedBy::TaskId), task: true, era_2025: false };
         }
     };
 }
@@ -122,9 +125,7 @@ macro_rules! method_facts {
         $(#[$doc:meta])*
         $variant:ident = $name:literal,
         params: $params:ident $(($ty:ty))?,
-        named_by: $named_by:expr,
-        task: $task:literal,
-        era_2025: $era_2025:literal;
+        facts: { named_by: $named_by:expr, task: $task:literal, era_2025: $era_2025:literal };
     )*) => {
         /// A method a client may call on a 2026-07-28 server (the `tasks/*` ones with the tasks
         /// extension, `skills/*` and `resources/directory/read` with the skills extension).

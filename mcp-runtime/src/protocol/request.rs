@@ -46,14 +46,7 @@ pub struct ClientRequest<'a> {
 
 /// Writes [`ClientParams`] and the method of each of its variants from the method table.
 macro_rules! client_params {
-    ($(
-        $(#[$doc:meta])*
-        $variant:ident = $name:literal,
-        params: $params:ident $(($ty:ty))?,
-        named_by: $named_by:expr,
-        task: $task:literal,
-        era_2025: $era_2025:literal;
-    )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, params: $params:ident $(($ty:ty))?, facts: $facts:tt; )*) => {
         /// The params of a request, one variant per method, and what the server answers without
         /// reading them: a known method with malformed params, an unknown method.
         ///
