@@ -1,4 +1,4 @@
-//! The guide's section on hosts (`mcp-runtime/src/guide.rs`, "How a host uses your server")
+//! The guide's section on hosts (`mcp-runtime/src/guide/hosts.md`, "How a host uses your server")
 //! shows code of the two client scripts CI runs against the notes example
 //! (`.ci/interop/host_tasks.py`, `.ci/interop/host-tasks.mjs`). Each ```python and ```js block of
 //! the section must be found verbatim in its script, and each script's part between its
@@ -33,15 +33,6 @@ const SCRIPTS: [Script; 2] = [
 fn read(relative: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-}
-
-/// The guide's Markdown: the text of its `//!` lines.
-fn markdown(guide: &str) -> Vec<&str> {
-    guide
-        .lines()
-        .filter_map(|line| line.strip_prefix("//!"))
-        .map(|line| line.strip_prefix(' ').unwrap_or(line))
-        .collect()
 }
 
 /// The lines of the section whose heading ends with [`SECTION`], to the next heading of its
@@ -125,8 +116,8 @@ fn first_difference(shown: &str, source: &str) -> String {
 
 #[test]
 fn the_guide_shows_the_host_scripts_as_they_are() {
-    let guide = read("mcp-runtime/src/guide.rs");
-    let lines = markdown(&guide);
+    let guide = read("mcp-runtime/src/guide/hosts.md");
+    let lines: Vec<&str> = guide.lines().collect();
     let blocks = code_blocks(&section(&lines));
     for script in &SCRIPTS {
         let source = read(script.path);
@@ -181,8 +172,9 @@ fn code_blocks_are_read_with_their_language() {
             ("js".to_owned(), "b();".to_owned())
         ]
     );
-    let guide = "//! ## 12. How a host uses your server\n//!\n//! ```js\n//! x();\n//! ```\n//! ## 13. Next\n//! ```js\n//! y();\n//! ```\n";
-    let lines = markdown(guide);
+    let guide =
+        "## 12. How a host uses your server\n\n```js\nx();\n```\n## 13. Next\n```js\ny();\n```\n";
+    let lines: Vec<&str> = guide.lines().collect();
     assert_eq!(
         code_blocks(&section(&lines)),
         [("js".to_owned(), "x();".to_owned())]

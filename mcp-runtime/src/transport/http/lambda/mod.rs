@@ -84,7 +84,7 @@
 //!
 //! # Deploying
 //!
-//! The guide's [Deploying to AWS Lambda](crate::guide#deploying-to-aws-lambda) builds the
+//! The guide's [Deploying to AWS Lambda](crate::guide::serving#deploying-to-aws-lambda) builds the
 //! `bootstrap` binary for the `provided.al2023` runtime and puts it behind a Function URL or an
 //! HTTP API; `examples/lambda.rs` is a complete function.
 //!

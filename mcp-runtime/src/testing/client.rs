@@ -1,34 +1,5 @@
-//! An in-process client for testing a server: typed calls through the whole pipeline (the same
-//! entry the transports use, minus HTTP), no sockets.
-//!
-//! The client answers the server's requests for client input itself (elicitation, sampling,
-//! roots) with the answers you configure, collects progress and log notifications, and can
-//! honour caching hints (`ttlMs`) like a real client, to show what a client would be served.
-//! With the `jwt` feature, `TestIssuer` mints access tokens for tests of a protected server.
-//! [`assert_portable_schemas`] fails a test when a tool's listed `inputSchema` is one hosts'
-//! converters would misread.
-//!
-//! ```
-//! # #[tokio::main(flavor = "current_thread")] async fn main() {
-//! use mcp_runtime::testing::TestClient;
-//! use mcp_runtime::{NoArguments, Server, Tool};
-//! use serde_json::json;
-//!
-//! let server = Server::builder()
-//!     .tool(Tool::new("hello").handler(|_: NoArguments, _cx| async { "Hello!" }))
-//!     .build()
-//!     .unwrap();
-//! let client = TestClient::new(server);
-//! let result = client.call_tool("hello", json!({})).await.unwrap();
-//! assert_eq!(result.text(), "Hello!");
-//! assert_eq!(client.list_tools().await.unwrap()[0].name, "hello");
-//! # }
-//! ```
-
-#[cfg(feature = "jwt")]
-mod issuer;
-#[cfg(feature = "jwt")]
-pub use issuer::TestIssuer;
+//! The test client: [`TestClient`], what it answers the server's requests for input with,
+//! and why a request failed ([`ClientError`]).
 
 use crate::context::Caller;
 use crate::dispatch::{Call, Outgoing};
@@ -39,7 +10,6 @@ use crate::protocol::{
     InputRequiredResult, LATEST_PROTOCOL_VERSION, LoggingLevel, PromptInfo, ReadDirectoryResult,
     ReadResourceResult, Resource, ResourceTemplate, Skill, ToolInfo,
 };
-use crate::schema::PortabilityIssue;
 use crate::server::Server;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -48,92 +18,6 @@ use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// A tool whose listed `inputSchema` is not portable, and why (see
-/// [`schema::portability_issues`](crate::schema::portability_issues)).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct NonPortableSchema {
-    /// The tool's name.
-    pub tool: String,
-    /// What hosts would misread, each with its JSON pointer into the schema.
-    pub issues: Vec<PortabilityIssue>,
-}
-
-impl fmt::Display for NonPortableSchema {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tool `{}`:", self.tool)?;
-        for issue in &self.issues {
-            write!(f, "\n  - {issue}")?;
-        }
-        Ok(())
-    }
-}
-
-/// Every registered tool (enabled or not) whose `inputSchema`, as `tools/list` lists it, is not
-/// portable, with the reasons. Schemas generated from argument types are portable unless they
-/// hold a recursive type (or the server lists [`SchemaDialect::Full`](crate::schema::SchemaDialect::Full));
-/// schemas set by hand are listed as written, and checked as they are.
-pub fn non_portable_schemas(server: &Server) -> Vec<NonPortableSchema> {
-    server
-        .listed_input_schemas()
-        .into_iter()
-        .filter_map(|(tool, schema)| {
-            let issues = crate::schema::portability_issues(&schema);
-            (!issues.is_empty()).then_some(NonPortableSchema { tool, issues })
-        })
-        .collect()
-}
-
-/// Fails (panics) when a tool's listed `inputSchema` is not portable: one that the converters
-/// of common hosts (Gemini's function declarations, OpenAI's strict mode, LangChain, the
-/// Vercel AI SDK) would refuse or read with something lost. The message names each tool and
-/// each reason, with its JSON pointer.
-///
-/// ```
-/// use mcp_runtime::{Server, Tool, testing::assert_portable_schemas};
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// #[serde(rename_all = "lowercase")]
-/// enum Priority { Low, High }
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// struct Args { title: String, priority: Option<Priority> }
-/// let server = Server::builder()
-///     .tool(Tool::new("file").handler(|a: Args, _cx| async move { a.title }))
-///     .build()
-///     .unwrap();
-/// assert_portable_schemas(&server);
-/// ```
-///
-/// A hand-written schema with a list of types fails, naming the tool and the place:
-///
-/// ```should_panic
-/// # use mcp_runtime::{Server, Tool, handler::ToolOutcome, testing::assert_portable_schemas};
-/// # use mcp_runtime::protocol::CallToolResult;
-/// let schema = serde_json::json!({"type": "object",
-///     "properties": {"limit": {"type": ["integer", "null"]}}});
-/// let server = Server::builder()
-///     .tool(Tool::new("list").input_schema(schema.as_object().unwrap().clone())
-///         .sync_handler(|_| Ok(ToolOutcome::Complete(CallToolResult::new(vec![])))))
-///     .build()
-///     .unwrap();
-/// // panics: 1 tool schema is not portable:
-/// // tool `list`:
-/// //   - at `/properties/limit/type`: a list of types (["integer", "null"]): ...
-/// assert_portable_schemas(&server);
-/// ```
-#[track_caller]
-pub fn assert_portable_schemas(server: &Server) {
-    let found = non_portable_schemas(server);
-    if found.is_empty() {
-        return;
-    }
-    let tools: Vec<String> = found.iter().map(ToString::to_string).collect();
-    let count = match found.len() {
-        1 => "1 tool schema is".to_owned(),
-        n => format!("{n} tool schemas are"),
-    };
-    panic!("{count} not portable:\n{}", tools.join("\n"));
-}
 
 /// Why a request of the [`TestClient`] failed.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,30 +56,6 @@ impl fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {}
 
-/// The view of an app ([`TestClient::app_of`]): its URI, MIME type, HTML and `_meta.ui`.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct AppView {
-    /// Its `ui://` URI.
-    pub uri: String,
-    /// Its MIME type (`text/html;profile=mcp-app`).
-    pub mime_type: Option<String>,
-    /// Its HTML document.
-    pub html: String,
-    /// The `_meta.ui` of its contents (`Value::Null` when it has none).
-    pub ui: Value,
-}
-
-/// The `ui://` URI a tool is linked to.
-fn tool_app(tool: &ToolInfo) -> Option<String> {
-    let meta = tool.meta.as_ref()?;
-    let uri = meta
-        .get("ui")
-        .and_then(|ui| ui.get("resourceUri"))
-        .or_else(|| meta.get(crate::protocol::LEGACY_RESOURCE_URI_KEY))?;
-    uri.as_str().map(str::to_owned)
-}
-
 /// How the client answers an elicitation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Elicited {
@@ -210,7 +70,7 @@ pub enum Elicited {
 type ElicitFn = dyn Fn(&str, &Map<String, Value>) -> Elicited + Send + Sync;
 type SampleFn = dyn Fn(&CreateMessageRequestParams) -> String + Send + Sync;
 
-/// An in-process client of one [`Server`]. See the [module docs](self).
+/// An in-process client of one [`Server`]. See the [module docs](super).
 pub struct TestClient {
     server: Server,
     capabilities: Option<ClientCapabilities>,
@@ -430,85 +290,6 @@ impl TestClient {
             .await?;
         self.remember("resources/read", &params, &result);
         parse(result)
-    }
-
-    /// The view of the app the tool `name` is linked to (MCP Apps): its `ui://` URI, read, with
-    /// the contents' `_meta.ui`. An error when the tool is unknown or linked to no app.
-    ///
-    /// ```no_run
-    /// # async fn demo(client: mcp_runtime::testing::TestClient) {
-    /// let view = client.app_of("show_board").await.unwrap();
-    /// assert!(view.html.starts_with("<!doctype html>"));
-    /// # }
-    /// ```
-    pub async fn app_of(&self, name: &str) -> Result<AppView, ClientError> {
-        let tool = self.tool_named(name).await?;
-        let uri = tool_app(&tool)
-            .ok_or_else(|| ClientError::Unexpected(format!("tool `{name}` is linked to no app")))?;
-        let read = self.read_resource(&uri).await?;
-        let contents = read
-            .contents
-            .into_iter()
-            .next()
-            .ok_or_else(|| ClientError::Unexpected(format!("{uri} answered no contents")))?;
-        let html = match contents.body {
-            crate::protocol::ResourceBody::Text(text) => text,
-            crate::protocol::ResourceBody::Blob(_) => {
-                return Err(ClientError::Unexpected(format!("{uri} is not text")));
-            }
-        };
-        let ui = contents
-            .meta
-            .and_then(|mut m| m.remove("ui"))
-            .unwrap_or(Value::Null);
-        Ok(AppView {
-            uri,
-            mime_type: contents.mime_type,
-            html,
-            ui,
-        })
-    }
-
-    /// Calls the tool `name` as its app would, through a host that keeps to `visibility`: a
-    /// tool the app may not call (`visibility` without `"app"`) is refused here, as a host
-    /// refuses it, without reaching the server.
-    ///
-    /// ```no_run
-    /// # async fn demo(client: mcp_runtime::testing::TestClient) {
-    /// let moved = client
-    ///     .call_from_app("move_card", serde_json::json!({"id": 1, "to": "done"}))
-    ///     .await
-    ///     .unwrap();
-    /// # }
-    /// ```
-    pub async fn call_from_app(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<CallToolResult, ClientError> {
-        let tool = self.tool_named(name).await?;
-        let visible = tool
-            .meta
-            .as_ref()
-            .and_then(|m| m.get("ui"))
-            .and_then(|ui| ui.get("visibility"))
-            .and_then(Value::as_array);
-        if let Some(visible) = visible
-            && !visible.iter().any(|v| v == "app")
-        {
-            return Err(ClientError::Unexpected(format!(
-                "tool `{name}` is not visible to apps (visibility {visible:?})"
-            )));
-        }
-        self.call_tool(name, arguments).await
-    }
-
-    async fn tool_named(&self, name: &str) -> Result<ToolInfo, ClientError> {
-        self.list_tools()
-            .await?
-            .into_iter()
-            .find(|t| t.name == name)
-            .ok_or_else(|| ClientError::Unexpected(format!("no tool `{name}` is listed")))
     }
 
     /// Gets a prompt with string `arguments`, answering its requests for client input.
