@@ -12,8 +12,18 @@
 #
 # runs only the many-clients family instead (`mcp-bench-clients`: up to 10,000 listen streams,
 # about 3 minutes) and writes target/h-bench/bench-clients.md.
+#
+#     bash bench/run.sh --latency [--before REV] [...]
+#
+# runs only the latency benchmark instead (k6 clients, an I/O-bound tool, both eras, against raw
+# axum doing the same I/O: bench/latency.sh, about 8 minutes) and writes
+# target/h-bench/bench-latency.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--latency" ]; then
+    shift
+    exec bash bench/latency.sh "$@"
+fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target/h-bench}"
 need=()
 command -v wrk >/dev/null || need+=(wrk)

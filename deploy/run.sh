@@ -6,10 +6,12 @@
 #
 #   bash deploy/run.sh     then point a client at http://127.0.0.1:8100/mcp
 #
-# On a container platform the same pieces map one to one: a Redis service, N replicas of the
-# server with MCP_REDIS_URL and one shared MCP_STATE_KEY (a secret), and the platform's load
-# balancer (or this nginx.conf) in front, with session affinity on the Mcp-Session-Id header
-# for 2025-11-25 clients and the readiness probe on GET /health.
+# The instances trust this nginx (loopback) to name each client in X-Forwarded-For, so that
+# every client has shares of its own (the example's Redis mode: MCP_TRUSTED_PROXIES, loopback
+# when unset). Ctrl-C drains them (SIGTERM: /health 503, streams ended, requests finished).
+#
+# On Kubernetes, deploy/k8s is the same setup: replicas, nginx, Redis, a rolling update that
+# drains.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=deploy/nginx-conf.sh

@@ -974,3 +974,36 @@ async fn legacy_sessions_are_authenticated_scoped_and_bound_to_their_caller() {
     assert_eq!(response_of(&resp)["result"], json!({}));
     assert_no_token_logged();
 }
+
+/// A list cursor that names an item the caller may not see is no cursor: refused as one naming
+/// nothing, so that a forged cursor cannot tell which hidden tools exist.
+#[tokio::test]
+async fn a_cursor_naming_a_hidden_tool_is_no_cursor() {
+    let server = Server::builder()
+        .page_size(1)
+        .tool(Tool::new("open").handler(|_: NoArguments, _| async { "o" }))
+        .tool(
+            Tool::new("purge_all")
+                .scopes(["admin"])
+                .handler(|_: NoArguments, _| async { "p" }),
+        )
+        .tool(Tool::new("zeta").handler(|_: NoArguments, _| async { "z" }))
+        .build()
+        .unwrap();
+    let cursor = |name: &str| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("tools\n{name}"))
+    };
+    let list = |cursor: String, caller: Option<Caller>| {
+        let body = request(1, "tools/list", json!({"cursor": cursor}));
+        let call = server.handle_message(body.to_string().as_bytes(), caller);
+        async move { serde_json::from_slice::<Value>(&call.unwrap().response().await.body).unwrap() }
+    };
+    let probed = list(cursor("purge_all"), None).await;
+    let missing = list(cursor("no_such_tool"), None).await;
+    assert_eq!(probed["error"]["code"], -32602, "{probed}");
+    assert_eq!(probed["error"]["message"], missing["error"]["message"]);
+    // The caller who may see it pages on from it.
+    let admin = Caller::new("root").with_scopes(["admin"]);
+    let page = list(cursor("purge_all"), Some(admin)).await;
+    assert_eq!(page["result"]["tools"][0]["name"], "zeta", "{page}");
+}

@@ -19,8 +19,7 @@ use common::headers_for;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::{Client, connect::HttpConnector};
 use mcp_runtime::protocol::{GetPromptResult, PromptMessage};
-use mcp_runtime::{ElicitForm, Elicitation, HttpOptions, Server, prompt, resource, tool};
-use serde::Deserialize;
+use mcp_runtime::{HttpOptions, Server, prompt, resource};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,38 +30,9 @@ use std::time::{Duration, Instant};
 // The instance
 // ---------------------------------------------------------------------------------------------
 
-/// The user's answer.
-#[derive(Debug, Deserialize, ElicitForm)]
-pub struct Answer {
-    /// Yes or no.
-    ok: bool,
-}
-
-/// Adds two numbers.
-#[tool]
-pub fn add(a: i64, b: i64) -> i64 {
-    a + b
-}
-
-/// Asks the user to confirm (a multi-round request).
-#[tool]
-pub fn confirm(#[elicit(message = "Go ahead?")] answer: Elicitation<Answer>) -> String {
-    format!("confirmed: {}", answer.accepted().is_some_and(|a| a.ok))
-}
-
-/// Takes `ms` milliseconds to answer (a call in flight when an instance dies).
-#[tool]
-pub async fn pause(ms: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(ms)).await;
-    format!("paused {ms} ms")
-}
-
-/// Works for `ms` milliseconds; a task for clients that declare the extension.
-#[tool(task = "optional")]
-pub async fn slow_job(ms: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(ms)).await;
-    format!("done after {ms} ms")
-}
+#[path = "scale/tools.rs"]
+mod tools;
+use tools::{add, confirm, pause, slow_job};
 
 /// A greeting (so that the prompts list exists to change).
 #[prompt]

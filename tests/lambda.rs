@@ -13,9 +13,10 @@ mod study;
 
 use common::{assert_response_valid, headers_for, request, sse_messages};
 use mcp_runtime::auth::{ResourceServer, TokenError, verifier_fn};
+use mcp_runtime::lambda::lambda_http::Service as _;
+use mcp_runtime::lambda::lambda_http::lambda_runtime::{FunctionResponse, StreamResponse};
 use mcp_runtime::lambda::lambda_http::request::LambdaRequest;
-use mcp_runtime::lambda::lambda_http::{self, Adapter, Context, LambdaEvent, RequestExt as _};
-use mcp_runtime::lambda::lambda_http::{Service as _, StreamAdapter};
+use mcp_runtime::lambda::lambda_http::{self, Context, LambdaEvent, RequestExt as _};
 use mcp_runtime::lambda::{LambdaOptions, LambdaService};
 use mcp_runtime::{Caller, HttpOptions, KeyRing, NoArguments, Progress, Server, Tool, tool};
 use serde_json::{Value, json};
@@ -263,9 +264,9 @@ impl Answered {
     }
 }
 
-/// Invokes `service` with `event` as `lambda_http::run` does (the event deserialized, the
-/// request made from it, the response written as the event's response shape), and reads the
-/// response event.
+/// Invokes `service` with `event` as `Server::run_lambda` does (the event deserialized and
+/// handed to the service, which makes it a request with `lambda_http` and writes the response
+/// as the event's response shape), and reads the response event.
 async fn invoke(service: &LambdaService, event: &Value) -> Answered {
     invoke_with(service, event, Context::default()).await
 }
@@ -273,13 +274,15 @@ async fn invoke(service: &LambdaService, event: &Value) -> Answered {
 async fn invoke_with(service: &LambdaService, event: &Value, context: Context) -> Answered {
     let payload: LambdaRequest =
         serde_json::from_value(event.clone()).expect("lambda_http reads the event");
-    let mut adapter = Adapter::from(service.clone());
     let response = common::within(
         "the invocation",
-        adapter.call(LambdaEvent::new(payload, context)),
+        service.clone().call(LambdaEvent::new(payload, context)),
     )
     .await
     .unwrap();
+    let FunctionResponse::BufferedResponse(response) = response else {
+        panic!("a streamed answer without response streaming");
+    };
     let out = serde_json::to_value(&response).unwrap();
     let status = out["statusCode"].as_u64().expect("a statusCode") as u16;
     let mut headers = Vec::new();
@@ -303,6 +306,23 @@ async fn invoke_with(service: &LambdaService, event: &Value, context: Context) -
         status,
         headers,
         body,
+    }
+}
+
+/// Invokes a streaming `service` with `event`: the answer's prelude, and its stream.
+async fn stream(
+    service: &LambdaService,
+    event: &Value,
+) -> StreamResponse<impl futures_core::Stream<Item = Result<bytes::Bytes, axum::Error>> + use<>> {
+    let payload: LambdaRequest = serde_json::from_value(event.clone()).unwrap();
+    let response = service
+        .clone()
+        .call(LambdaEvent::new(payload, Context::default()))
+        .await
+        .unwrap();
+    match response {
+        FunctionResponse::StreamingResponse(response) => response,
+        FunctionResponse::BufferedResponse(_) => panic!("buffered with response streaming"),
     }
 }
 
@@ -913,14 +933,8 @@ async fn with_response_streaming_progress_goes_out_as_events() {
         LambdaOptions::default().response_streaming(true),
     );
     let event = Sent::post(&call_add_with_progress(60, 20, 22), URL_DOMAIN).event(Via::FunctionUrl);
-    // As `run_with_streaming_response` serves it: a prelude (status and headers), then the
-    // body as it is written.
-    let payload: LambdaRequest = serde_json::from_value(event.clone()).unwrap();
-    let mut adapter = StreamAdapter::from(streaming.clone());
-    let response = adapter
-        .call(LambdaEvent::new(payload, Context::default()))
-        .await
-        .unwrap();
+    // A prelude (status and headers), then the body as it is written.
+    let response = stream(&streaming, &event).await;
     assert_eq!(response.metadata_prelude.status_code, 200);
     assert_eq!(
         response.metadata_prelude.headers["content-type"],
@@ -990,4 +1004,175 @@ async fn run_lambda_outside_lambda_says_so() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("AWS_LAMBDA_RUNTIME_API"), "{err}");
+}
+
+/// The domain an event through `via` was invoked on.
+fn domain_of(via: Via) -> &'static str {
+    match via {
+        Via::FunctionUrl => URL_DOMAIN,
+        Via::HttpApi => API_DOMAIN,
+        Via::RestApi => REST_DOMAIN,
+    }
+}
+
+/// An event whose body AWS flags as base64 (`isBase64Encoded`), with `body` in its place.
+fn flagged_base64(sent: &Sent, via: Via, body: &str) -> Value {
+    let mut event = sent.clone().base64().event(via);
+    event["body"] = Value::String(body.to_owned());
+    event
+}
+
+#[tokio::test]
+async fn a_body_flagged_base64_that_is_not_base64_is_answered_400() {
+    let service = service_of(study_server(), LambdaOptions::default());
+    let message = call_add(80, 40, 2);
+    for via in [Via::FunctionUrl, Via::HttpApi, Via::RestApi] {
+        let sent = Sent::post(&message, domain_of(via));
+        // Not the alphabet, a length no base64 has, bad padding, and the JSON itself.
+        for body in ["not base64!", "eyJ", "eyJhIjoxfQ=", &sent.body] {
+            let answered = invoke(&service, &flagged_base64(&sent, via, body)).await;
+            assert_eq!(answered.status, 400, "{via:?} {body:?}: {answered:?}");
+            assert_eq!(answered.header("content-type"), Some("application/json"));
+            let (code, text) = answered.error();
+            assert_eq!(code, -32600, "{text}");
+            assert!(
+                text.contains("flagged base64") && text.contains("not valid base64"),
+                "{text}"
+            );
+        }
+        // The same request in good base64 is served.
+        let answered = invoke(&service, &sent.clone().base64().event(via)).await;
+        assert_eq!(answered.status, 200, "{via:?}: {answered:?}");
+        assert_eq!(answered.json()["result"]["content"][0]["text"], "42");
+    }
+}
+
+#[tokio::test]
+async fn a_base64_body_that_is_not_utf8_is_a_parse_error() {
+    let service = service_of(study_server(), LambdaOptions::default());
+    for via in [Via::FunctionUrl, Via::HttpApi, Via::RestApi] {
+        let sent = Sent::post(&call_add(81, 1, 2), domain_of(via));
+        // Good base64 of bytes that are no UTF-8 text (a Latin-1 "é" inside the JSON).
+        let mut bytes = sent.body.clone().into_bytes();
+        bytes.insert(1, 0xE9);
+        let event = flagged_base64(&sent, via, &common::base64(&bytes));
+        let answered = invoke(&service, &event).await;
+        assert_eq!(answered.status, 400, "{via:?}: {answered:?}");
+        let (code, text) = answered.error();
+        assert_eq!(code, -32700, "{text}");
+        assert!(text.contains("not valid UTF-8"), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_base64_is_judged_where_the_endpoint_reads_the_body() {
+    let message = call_add(82, 1, 2);
+    let bad = |sent: &Sent, via| flagged_base64(sent, via, "%%%");
+
+    // What comes before the body still comes first: the Host guard, then authentication.
+    let service = service_of(study_server(), LambdaOptions::default());
+    let answered = invoke(
+        &service,
+        &bad(&Sent::post(&message, "evil.example"), Via::HttpApi),
+    )
+    .await;
+    assert_eq!(answered.status, 403, "{answered:?}");
+    let verifier = verifier_fn(|token: String| async move {
+        match token.as_str() {
+            "good" => Ok(Caller::new("alice")),
+            _ => Err(TokenError::Invalid("unknown token".into())),
+        }
+    });
+    let resource = format!("https://{URL_DOMAIN}/mcp");
+    let rs = ResourceServer::new(&resource, "https://auth.example.com", verifier).unwrap();
+    let authed = service_of(study_server(), HttpOptions::default().auth(rs));
+    let sent = Sent::post(&message, URL_DOMAIN);
+    let answered = invoke(&authed, &bad(&sent, Via::FunctionUrl)).await;
+    assert_eq!(answered.status, 401, "{answered:?}");
+    let sent = sent.header("Authorization", "Bearer good");
+    let answered = invoke(&authed, &bad(&sent, Via::FunctionUrl)).await;
+    assert_eq!(answered.status, 400, "{answered:?}");
+    assert!(answered.error().1.contains("not valid base64"));
+
+    // An allowed browser origin can read the refusal.
+    let app = service_of(
+        study_server(),
+        HttpOptions::default().allow_origin("https://app.example.com"),
+    );
+    let sent = Sent::post(&message, URL_DOMAIN).header("Origin", "https://app.example.com");
+    let answered = invoke(&app, &bad(&sent, Via::FunctionUrl)).await;
+    assert_eq!(answered.status, 400, "{answered:?}");
+    assert_eq!(
+        answered.header("access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
+
+    // What never reads the body answers as it would without one.
+    let get = Sent {
+        method: "GET",
+        ..Sent::post(&message, URL_DOMAIN)
+    };
+    let answered = invoke(&service, &bad(&get, Via::FunctionUrl)).await;
+    assert_eq!(answered.status, 405, "{answered:?}");
+    let elsewhere = Sent {
+        path: "/other",
+        ..Sent::post(&message, URL_DOMAIN)
+    };
+    let answered = invoke(&service, &bad(&elsewhere, Via::HttpApi)).await;
+    assert_eq!(answered.status, 404, "{answered:?}");
+
+    // Streamed, the refusal is the prelude's status and one JSON body.
+    let streaming = service_of(
+        study_server(),
+        LambdaOptions::default().response_streaming(true),
+    );
+    let response = stream(
+        &streaming,
+        &bad(&Sent::post(&message, URL_DOMAIN), Via::FunctionUrl),
+    )
+    .await;
+    assert_eq!(response.metadata_prelude.status_code, 400);
+    assert_eq!(
+        response.metadata_prelude.headers["content-type"],
+        "application/json"
+    );
+}
+
+/// No request of an event comes from this machine, whatever address the event names: a local
+/// caller is never given on Lambda (an event whose `sourceIp` is 127.0.0.1 stays anonymous).
+#[tokio::test]
+async fn an_event_from_a_loopback_address_gets_no_local_caller() {
+    let desk = Server::builder()
+        .tool(
+            Tool::new("reset")
+                .scopes(["admin"])
+                .handler(|_: NoArguments, _| async { "ADMIN-RESET-DONE" }),
+        )
+        .build()
+        .unwrap();
+    let options =
+        HttpOptions::default().local_caller(Caller::new("desktop-user").with_scopes(["admin"]));
+    let app = service_of(desk, options);
+    let call = request(1, "tools/call", json!({"name": "reset", "arguments": {}}));
+    for via in [Via::FunctionUrl, Via::HttpApi, Via::RestApi] {
+        let host = match via {
+            Via::FunctionUrl => URL_DOMAIN,
+            Via::HttpApi => API_DOMAIN,
+            Via::RestApi => REST_DOMAIN,
+        };
+        let mut event = Sent::post(&call, host).event(via);
+        match via {
+            Via::RestApi => event["requestContext"]["identity"]["sourceIp"] = json!("127.0.0.1"),
+            _ => event["requestContext"]["http"]["sourceIp"] = json!("127.0.0.1"),
+        }
+        let answered = invoke(&app, &event).await;
+        assert!(
+            !answered.body.contains("ADMIN-RESET-DONE"),
+            "{via:?}: {answered:?}"
+        );
+        assert!(
+            answered.error().1.contains("admin"),
+            "{via:?}: {answered:?}"
+        );
+    }
 }

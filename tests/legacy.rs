@@ -97,6 +97,10 @@ fn builder() -> mcp_runtime::ServerBuilder {
         .tool(forever {})
         .tool(quick {})
         .tool(Tool::new("echo").handler(|_: NoArguments, _cx| async { "echoed" }))
+        .tool(Tool::new("nap").handler(|_: NoArguments, _cx| async {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            "napped"
+        }))
         .resource(
             mcp_runtime::Resource::new("test://doc", "doc").handler(|_cx| async { "the document" }),
         )
@@ -119,6 +123,7 @@ fn base_headers() -> Vec<(String, String)> {
 }
 
 /// A 2025-11-25 session opened over HTTP.
+#[derive(Clone)]
 struct Session {
     addr: SocketAddr,
     id: String,
@@ -608,14 +613,19 @@ async fn the_bridge_fails_cleanly() {
         "params": {"requestId": 3, "reason": "user"}});
     assert_eq!(s.post(&cancel).await.status, StatusCode::ACCEPTED);
     assert_eq!(stream.next().await, None);
-    // Cancelling a running handler works the same way.
+    // Cancelling a running handler works the same way. (Its answer waits for a first message:
+    // a response alone would be JSON, so the stream's head comes once it is cancelled.)
     let forever = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
         "params": {"name": "forever", "arguments": {}}});
-    let mut stream = s.stream(Method::POST, Some(&forever), &[]).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    let opening = {
+        let s = s.clone();
+        tokio::spawn(async move { s.stream(Method::POST, Some(&forever), &[]).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
     let cancel =
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
     assert_eq!(s.post(&cancel).await.status, StatusCode::ACCEPTED);
+    let mut stream = opening.await.unwrap();
     assert_eq!(stream.next().await, None);
     // A client that declared no elicitation is not asked: the modern path's -32021.
     let bare = Session::open(addr, json!({})).await;
@@ -1106,4 +1116,67 @@ async fn a_session_that_lagged_resyncs_over_stdio() {
     drop(writer);
     drop(reader);
     let _ = within("the server ends", serving).await;
+}
+
+/// A call that sends nothing before its result is answered as one JSON body (one write, no
+/// SSE framing), in every older revision, when the client takes JSON; one that streams
+/// progress first is an SSE stream.
+#[tokio::test]
+async fn a_call_that_streams_nothing_is_answered_with_json() {
+    let (_http, addr) = spawn(builder().build().unwrap()).await;
+    for version in ["2025-11-25", "2025-06-18", "2024-11-05"] {
+        let s = Session::open_as(addr, version, json!({})).await;
+        let nap = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "nap", "arguments": {}}});
+        let resp = s.post(&nap).await;
+        assert_eq!(resp.status, StatusCode::OK, "{version}");
+        assert_eq!(resp.content_type(), "application/json", "{version}");
+        assert_eq!(
+            resp.json()["result"]["content"][0]["text"],
+            "napped",
+            "{version}"
+        );
+        let add = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"progressToken": "p"}}});
+        let resp = s.post(&add).await;
+        assert_eq!(resp.content_type(), "text/event-stream", "{version}");
+        let messages = resp.messages();
+        assert_eq!(messages[0]["method"], "notifications/progress", "{version}");
+        assert_eq!(
+            messages.last().unwrap()["result"]["content"][0]["text"],
+            "3"
+        );
+    }
+}
+
+/// `resources/subscribe` asks the resource's custom check (and the server's), as
+/// `resources/read` does: a refused caller is told why and gets no updates.
+#[tokio::test]
+async fn subscribing_asks_the_resources_custom_check() {
+    use mcp_runtime::auth::{AccessCheck, Denied};
+    let server = builder()
+        .resource(
+            mcp_runtime::Resource::new("notes://vault", "vault")
+                .authorize(AccessCheck::new(|_| async {
+                    Err(Denied::new("the vault is for its owners"))
+                }))
+                .handler(|_| async { "v" }),
+        )
+        .build()
+        .unwrap();
+    let (_http, addr) = spawn(server).await;
+    let s = Session::open(addr, json!({})).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "notes://vault"}});
+    let resp = s.post(&body).await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    let refused = resp.json();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the vault is for its owners"),
+        "{refused}"
+    );
 }

@@ -9,9 +9,11 @@ mod common;
 
 use common::*;
 use http::StatusCode;
+use mcp_runtime::dispatch::Outgoing;
+use mcp_runtime::protocol::{Method, TASKS_EXTENSION};
 use mcp_runtime::{
-    Ask, Elicitation, FromContext, HttpOptions, Limits, McpError, NoArguments, ResourceTemplate,
-    Rounds, Server, Step, Tool, handler::IntoToolResult,
+    Ask, Completer, Elicitation, FromContext, HttpOptions, Limits, McpError, NoArguments, Prompt,
+    ResourceTemplate, Rounds, Server, Skills, Step, TaskSupport, Tool, handler::IntoToolResult,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -119,6 +121,177 @@ async fn deep_nesting_and_long_strings_are_refused_before_anything_runs() {
     assert!(response_of(&resp).get("id").is_none());
     let resp = post_json(&http.url(), &tool_call("ping")).await;
     assert_eq!(resp.status, StatusCode::OK);
+}
+
+/// A server that serves every method of the table: tools (one of them a task tool), a template
+/// and a prompt with completions, skills, listen streams.
+fn every_method_server() -> Server {
+    let skills =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/everything/skills");
+    Server::builder()
+        .list_changed(true)
+        .resource_subscriptions(true)
+        .tool(Tool::new("ping").handler(|_: NoArguments, _cx| async { "pong" }))
+        .tool(
+            Tool::new("later")
+                .task(TaskSupport::Optional)
+                .handler(|_: NoArguments, _cx| async { "later" }),
+        )
+        .resource_template(
+            ResourceTemplate::new("file:///{path}", "file")
+                .complete("path", Completer::from_values(["a.txt"]))
+                .handler(|read| async move { format!("file {}", read.variables["path"]) }),
+        )
+        .prompt(
+            Prompt::new("greet")
+                .argument("name", None, false)
+                .complete("name", Completer::from_values(["Ada"]))
+                .handler(|_get| async { "Say hello." }),
+        )
+        .skills(Skills::dir(skills))
+        .build()
+        .expect("the server builds")
+}
+
+/// The standard `_meta`, declaring the tasks extension too (so that `tasks/*` are served).
+fn tasks_meta() -> Value {
+    let mut meta = meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {TASKS_EXTENSION: {}}});
+    meta
+}
+
+/// For each string member `method`'s params name things with: its name in the length error,
+/// and params with that member set to `s` (the others valid). A method added to the table
+/// fails here until its strings are listed.
+fn each_string(method: Method, s: &str) -> Vec<(&'static str, Value)> {
+    let greet = json!({"type": "ref/prompt", "name": "greet"});
+    let name = json!({"name": "name", "value": "A"});
+    match method {
+        Method::Discover => vec![],
+        Method::ToolsList
+        | Method::ResourcesList
+        | Method::ResourceTemplatesList
+        | Method::PromptsList
+        | Method::SkillsList => vec![("cursor", json!({"cursor": s}))],
+        Method::ToolsCall => vec![("tool name", json!({"name": s, "arguments": {}}))],
+        Method::ResourcesRead => vec![("resource URI", json!({"uri": s}))],
+        Method::PromptsGet => vec![("prompt name", json!({"name": s}))],
+        Method::Complete => vec![
+            (
+                "prompt name",
+                json!({"ref": {"type": "ref/prompt", "name": s}, "argument": name}),
+            ),
+            (
+                "prompt title",
+                json!({"ref": {"type": "ref/prompt", "name": "greet", "title": s}, "argument": name}),
+            ),
+            (
+                "resource template URI",
+                json!({"ref": {"type": "ref/resource", "uri": s},
+                       "argument": {"name": "path", "value": "a"}}),
+            ),
+            (
+                "argument name",
+                json!({"ref": greet, "argument": {"name": s, "value": "A"}}),
+            ),
+            (
+                "completion value",
+                json!({"ref": greet, "argument": {"name": "name", "value": s}}),
+            ),
+        ],
+        Method::Listen => vec![
+            (
+                "resource URI in `resourceSubscriptions`",
+                json!({"notifications": {"resourceSubscriptions": ["file:///a.txt", s]}}),
+            ),
+            (
+                "task id in `taskIds`",
+                json!({"notifications": {"taskIds": [s]}}),
+            ),
+        ],
+        Method::SkillsGet => vec![("skill URI", json!({"uri": s}))],
+        Method::ResourcesDirectoryRead => vec![
+            ("directory URI", json!({"uri": s})),
+            ("cursor", json!({"uri": "skill://acme", "cursor": s})),
+        ],
+        Method::TasksGet | Method::TasksCancel => vec![("task id", json!({"taskId": s}))],
+        Method::TasksUpdate => vec![("task id", json!({"taskId": s, "inputResponses": {}}))],
+        other => panic!("`{other}` is new to the method table: list its params' strings here"),
+    }
+}
+
+#[tokio::test]
+async fn every_string_a_method_names_things_with_is_refused_past_the_limit() {
+    let http = spawn_http(every_method_server()).await;
+    let long = "x".repeat(8 * 1024 + 1);
+    let mut refused = Vec::new();
+    for &method in Method::ALL {
+        for (what, mut params) in each_string(method, &long) {
+            params["_meta"] = tasks_meta();
+            let body = request(1, method.name(), params);
+            let resp = post_json(&http.url(), &body).await;
+            let error = &response_of(&resp)["error"];
+            assert_eq!(
+                resp.status,
+                StatusCode::BAD_REQUEST,
+                "{method}, {what}: {error}"
+            );
+            assert_eq!(error["code"], -32602, "{method}, {what}: {error}");
+            assert_eq!(
+                error["message"],
+                format!(
+                    "Invalid params: the {what} is 8193 bytes long, more than the 8192 this server takes"
+                ),
+                "{method}"
+            );
+            refused.push(method);
+        }
+    }
+    // Each method but `server/discover` (no params) has at least one.
+    for &method in Method::ALL {
+        assert_eq!(
+            refused.contains(&method),
+            method != Method::Discover,
+            "{method}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn strings_exactly_at_the_limit_reach_their_method() {
+    let server = every_method_server();
+    let exact = "x".repeat(8 * 1024);
+    for &method in Method::ALL {
+        for (what, mut params) in each_string(method, &exact) {
+            params["_meta"] = tasks_meta();
+            // The id at the limit too.
+            let body = request(exact.clone(), method.name(), params);
+            let mut call = server
+                .handle_message(body.to_string().as_bytes(), None)
+                .expect("a request is answered");
+            // The first message: a listen stream's acknowledgement, or the method's answer.
+            let first = within(what, call.next_message()).await;
+            let response = match first {
+                Some(Outgoing::Notification(_)) if method == Method::Listen => continue,
+                Some(Outgoing::Response(response)) => response,
+                other => panic!("{method}, {what}: {other:?}"),
+            };
+            let answer: Value = serde_json::from_slice(&response.body).unwrap();
+            let Some(error) = answer.get("error") else {
+                continue;
+            };
+            // Refused, if at all, by the method itself: it is known, advertised and reached.
+            assert!(
+                !error["message"].as_str().unwrap().contains("bytes long"),
+                "{method}, {what}: {error}"
+            );
+            assert!(
+                ![-32601, -32021].contains(&error["code"].as_i64().unwrap()),
+                "{method}, {what}: {error}"
+            );
+        }
+    }
 }
 
 #[tokio::test]

@@ -250,6 +250,8 @@ async fn the_health_endpoint_says_whether_redis_answers() {
     assert_eq!(resp.status, http::StatusCode::OK);
     assert_eq!(&resp.body[..], br#"{"status":"ready"}"#);
     redis.stop();
+    // The checks' answer is kept for a second.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let resp = common::send(http::Method::GET, &url, &[], "").await;
     assert_eq!(resp.status, http::StatusCode::SERVICE_UNAVAILABLE);
 }

@@ -470,6 +470,282 @@ async fn a_skill_the_caller_may_not_read_is_absent_and_refused_everywhere() {
     );
 }
 
+/// A public skill `handbook` (with a folder `refs` of its own) holding a skill `vault`, with
+/// the access `protect` gives the folder.
+fn nested(name: &str, protect: impl FnOnce(Skills) -> Skills) -> (Folder, Server) {
+    let folder = Folder::new(name);
+    folder
+        .skill("handbook", "The public handbook")
+        .write("handbook/refs/rules.md", "rules")
+        .skill("handbook/vault", "Secret keys")
+        .write("handbook/vault/keys/key.md", "key");
+    let server = from_folder(protect(Skills::dir(&folder.0)));
+    (folder, server)
+}
+
+/// The secret skill nested in the public one: `vault:read` to read it.
+fn secret_vault(skills: Skills) -> Skills {
+    skills.skill_scopes("vault", ["vault:read"])
+}
+
+fn vault_reader() -> Caller {
+    Caller::new("ana").with_scopes(["vault:read"])
+}
+
+/// The URIs of `skills/get`'s manifest of the skill `uri`.
+async fn manifest(client: &TestClient, uri: &str) -> Vec<String> {
+    let got = client.get_skill(uri).await.unwrap();
+    let SkillResources::Files(files) = got.skill.resources else {
+        panic!("a folder's skill lists its files")
+    };
+    files.into_iter().map(|f| f.uri).collect()
+}
+
+async fn directory(client: &TestClient, uri: &str) -> Vec<String> {
+    let read = client.read_directory(uri).await.unwrap();
+    read.into_iter().map(|r| r.uri).collect()
+}
+
+const HANDBOOK: &str = "skill://handbook/SKILL.md";
+const VAULT: &str = "skill://handbook/vault";
+
+#[tokio::test]
+async fn a_nested_skill_the_caller_may_not_read_is_no_folder_of_its_parent() {
+    let (_folder, server) = nested("nested-dir", secret_vault);
+    let anonymous = TestClient::new(server.clone());
+    assert_eq!(
+        directory(&anonymous, "skill://handbook").await,
+        [HANDBOOK, "skill://handbook/refs"]
+    );
+    // A cursor forged to name the hidden folder is refused as one naming nothing.
+    use base64::Engine as _;
+    let forged =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("directory\n{VAULT}"));
+    let e = anonymous
+        .request(
+            "resources/directory/read",
+            json!({"uri": "skill://handbook", "cursor": forged}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("no longer exists"), "{e}");
+    // Its own folders stay refused.
+    let e = anonymous.read_directory(VAULT).await.unwrap_err();
+    assert!(e.to_string().contains("vault:read"), "{e}");
+
+    let reader = TestClient::new(server).caller(vault_reader());
+    assert_eq!(
+        directory(&reader, "skill://handbook").await,
+        [HANDBOOK, "skill://handbook/refs", VAULT]
+    );
+    assert_eq!(
+        directory(&reader, VAULT).await,
+        [
+            "skill://handbook/vault/SKILL.md",
+            "skill://handbook/vault/keys"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_nested_skill_the_caller_may_not_read_is_left_out_of_its_parents_entry() {
+    let (_folder, server) = nested("nested-get", secret_vault);
+    let anonymous = TestClient::new(server.clone());
+    assert_eq!(
+        manifest(&anonymous, HANDBOOK).await,
+        [HANDBOOK, "skill://handbook/refs/rules.md"]
+    );
+    let got = anonymous.get_skill(HANDBOOK).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(got.cache_scope).unwrap(),
+        "private",
+        "the entry depends on the caller"
+    );
+    let e = anonymous
+        .get_skill("skill://handbook/vault/SKILL.md")
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("vault:read"), "{e}");
+
+    let reader = TestClient::new(server).caller(vault_reader());
+    assert_eq!(
+        manifest(&reader, HANDBOOK).await,
+        [
+            HANDBOOK,
+            "skill://handbook/refs/rules.md",
+            "skill://handbook/vault/SKILL.md",
+            "skill://handbook/vault/keys/key.md",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_nested_skill_the_caller_may_not_read_is_left_out_of_the_list_and_its_files() {
+    let (_folder, server) = nested("nested-list", secret_vault);
+    let files = |skill: &mcp_runtime::protocol::Skill| match &skill.resources {
+        SkillResources::Files(files) => files.iter().map(|f| f.uri.clone()).collect::<Vec<_>>(),
+        _ => panic!("a folder's skill lists its files"),
+    };
+    let anonymous = TestClient::new(server.clone());
+    let listed = anonymous.list_skills().await.unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(
+        files(&listed[0]),
+        [HANDBOOK, "skill://handbook/refs/rules.md"]
+    );
+    let resources: Vec<String> = anonymous
+        .list_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
+    assert_eq!(resources, [HANDBOOK, "skill://handbook/refs/rules.md"]);
+    let e = anonymous
+        .read_resource("skill://handbook/vault/keys/key.md")
+        .await
+        .map(drop)
+        .unwrap_err();
+    assert!(e.to_string().contains("vault:read"), "{e}");
+
+    let reader = TestClient::new(server).caller(vault_reader());
+    let listed = reader.list_skills().await.unwrap();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(
+        files(&listed[0]).len(),
+        4,
+        "the handbook with the vault's files"
+    );
+    assert_eq!(reader.list_resources().await.unwrap().len(), 4);
+    assert!(
+        reader
+            .read_resource("skill://handbook/vault/keys/key.md")
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn a_nested_skills_custom_check_decides_as_in_a_list() {
+    // Only `pro` may list the vault; `maybe` may list it but not use it.
+    let vault_check = AccessCheck::new(|access| async move {
+        match access.caller().map(|c| c.subject.as_str()) {
+            Some("pro") => Ok(()),
+            Some("maybe") if access.purpose() == Purpose::List => Ok(()),
+            _ => Err(Denied::new("the vault is for pros")),
+        }
+    });
+    let (_folder, server) = nested("nested-check", |s| s.skill_authorize("vault", vault_check));
+    let full = [
+        HANDBOOK,
+        "skill://handbook/refs/rules.md",
+        "skill://handbook/vault/SKILL.md",
+        "skill://handbook/vault/keys/key.md",
+    ];
+    let free = TestClient::new(server.clone()).caller(Caller::new("free"));
+    assert_eq!(manifest(&free, HANDBOOK).await, full[..2]);
+    assert_eq!(
+        directory(&free, "skill://handbook").await,
+        [HANDBOOK, "skill://handbook/refs"]
+    );
+    let listed = free.list_skills().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0], free.get_skill(HANDBOOK).await.unwrap().skill);
+    for caller in ["pro", "maybe"] {
+        let client = TestClient::new(server.clone()).caller(Caller::new(caller));
+        assert_eq!(manifest(&client, HANDBOOK).await, full, "{caller}");
+        assert_eq!(
+            directory(&client, "skill://handbook").await,
+            [HANDBOOK, "skill://handbook/refs", VAULT],
+            "{caller}"
+        );
+        assert_eq!(client.list_skills().await.unwrap().len(), 2, "{caller}");
+    }
+
+    // The server's own check is asked of nested skills too.
+    let policy = AccessCheck::new(|access| async move {
+        match access.name() {
+            "vault" if access.caller().is_none() => Err(Denied::new("sign in for the vault")),
+            _ => Ok(()),
+        }
+    });
+    let folder = Folder::new("nested-policy");
+    folder
+        .skill("handbook", "The public handbook")
+        .skill("handbook/vault", "Secret keys");
+    let server = Server::builder()
+        .skills(Skills::dir(&folder.0))
+        .authorize(policy)
+        .build()
+        .unwrap();
+    let anonymous = TestClient::new(server.clone());
+    assert_eq!(manifest(&anonymous, HANDBOOK).await, [HANDBOOK]);
+    assert_eq!(directory(&anonymous, "skill://handbook").await, [HANDBOOK]);
+    let signed_in = TestClient::new(server).caller(Caller::new("ana"));
+    assert_eq!(manifest(&signed_in, HANDBOOK).await.len(), 2);
+    assert_eq!(directory(&signed_in, "skill://handbook").await.len(), 2);
+}
+
+#[tokio::test]
+async fn no_token_is_challenged_with_the_scopes_of_a_protected_skill() {
+    use mcp_runtime::HttpOptions;
+    use mcp_runtime::auth::ResourceServer;
+    use mcp_runtime::testing::TestIssuer;
+    let (_folder, server) = nested("nested-challenge", secret_vault);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let issuer = TestIssuer::new("https://auth.example.com", url.clone());
+    let rs = ResourceServer::new(&url, issuer.issuer(), issuer.verifier()).unwrap();
+    let task = tokio::spawn(server.serve(listener, HttpOptions::default().auth(rs)));
+    let ask = async |method: &str, uri: &str, token: Option<&str>| {
+        let body = common::request(1, method, json!({"uri": uri}));
+        let mut headers = common::headers_for(&body);
+        if let Some(token) = token {
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
+        }
+        post(&url, &headers, body.to_string()).await
+    };
+    for (method, uri) in [
+        ("skills/get", "skill://handbook/vault/SKILL.md"),
+        ("resources/directory/read", VAULT),
+        ("resources/directory/read", "skill://handbook/vault/keys"),
+        ("resources/read", "skill://handbook/vault/keys/key.md"),
+    ] {
+        let resp = ask(method, uri, None).await;
+        assert_eq!(resp.status, StatusCode::UNAUTHORIZED, "{method} {uri}");
+        let challenge = resp.header("www-authenticate").unwrap();
+        assert!(
+            challenge.contains("scope=\"vault:read\""),
+            "{method} {uri}: {challenge}"
+        );
+    }
+    // The public skill, and the folders above skills, need no scope: no scope is named.
+    for (method, uri) in [
+        ("skills/get", HANDBOOK),
+        ("resources/directory/read", "skill://handbook"),
+    ] {
+        let resp = ask(method, uri, None).await;
+        assert_eq!(resp.status, StatusCode::UNAUTHORIZED);
+        let challenge = resp.header("www-authenticate").unwrap();
+        assert!(!challenge.contains("scope="), "{method} {uri}: {challenge}");
+    }
+    // With the scope, the skill is served.
+    let token = issuer.token("ana", &["vault:read"]);
+    let resp = ask(
+        "skills/get",
+        "skill://handbook/vault/SKILL.md",
+        Some(&token),
+    )
+    .await;
+    assert_eq!(resp.status, StatusCode::OK);
+    let answer = common::response_of(&resp);
+    assert_eq!(
+        answer["result"]["skill"]["uri"], "skill://handbook/vault/SKILL.md",
+        "{answer}"
+    );
+    task.abort();
+}
+
 #[tokio::test]
 async fn pages_never_split_an_entry_and_cursors_round_trip() {
     let server = Server::builder()

@@ -440,3 +440,53 @@ async fn a_change_on_one_instance_reaches_listeners_on_another_through_the_bus()
         .await;
     assert_eq!(changed["method"], "notifications/tools/list_changed");
 }
+
+/// A resource's custom check (and the server's) is asked before a listen stream is told of its
+/// updates, as `resources/read` asks it: an update tells of what the resource holds.
+#[tokio::test]
+async fn a_resources_custom_check_decides_whether_its_updates_are_told() {
+    use mcp_runtime::auth::{AccessCheck, Denied};
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = asked.clone();
+    let vault_only_for_owners = AccessCheck::new(move |access| {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async move {
+            match access.caller() {
+                Some(c) if c.subject == "owner" => Ok(()),
+                _ => Err(Denied::new("the vault is for its owners")),
+            }
+        }
+    });
+    let server = Server::builder()
+        .list_changed(true)
+        .resource_subscriptions(true)
+        .resource(Resource::new("file:///open", "open").handler(|_| async { "o" }))
+        .resource(
+            Resource::new("file:///vault", "vault")
+                .authorize(vault_only_for_owners)
+                .handler(|_| async { "v" }),
+        )
+        .build()
+        .unwrap();
+    let http = spawn_http(server.clone()).await;
+    let mut stream = Stream::open(
+        http.addr,
+        &listen(
+            "sub-v",
+            json!({"resourceSubscriptions": ["file:///vault", "file:///open"]}),
+        ),
+    )
+    .await;
+    stream.expect("the acknowledgment").await;
+    for _ in 0..3 {
+        server.notify_resource_updated("file:///vault");
+    }
+    server.notify_resource_updated("file:///open");
+    let updated = stream.expect("resources/updated").await;
+    assert_eq!(
+        updated["params"]["uri"], "file:///open",
+        "the vault's updates are not told"
+    );
+    // Asked once for the stream, not at every update.
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

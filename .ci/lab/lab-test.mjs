@@ -30,12 +30,17 @@
 //      page (a later show_board shows the board unchanged); ui/message and ui/open-link are
 //      shown and answered {}; from inside the frame the page's DOM, the top window and the token
 //      are out of reach, and the view's policy refuses every fetch; its form adds a card (through
-//      a grant); replacing and closing the view send ui/resource-teardown, answered;
+//      a grant); replacing and closing the view send ui/resource-teardown, answered; the board's
+//      read of board://guide (not a view) is shown with its URI and waits for a grant: denied,
+//      the view shows the refusal and neither the page's requests nor the server's audit log
+//      has the read; approved, it is read once and the view shows the guide;
 //  10. apps, the page on localhost (its sandbox on 127.0.0.1): chart's raw-protocol view draws
 //      its bars; the sandbox's policy is the view's csp with unsafe domains dropped; what the view
 //      may not do (an unlisted tool, a tool whose visibility leaves out "app", an unknown method,
-//      a javascript: link) is refused without asking; its resources/read is in the transcript; a call the server refuses reaches the
-//      view as tool-cancelled;
+//      a javascript: link) is refused without asking; its resources/read of a view this server's
+//      tools link to (its own, the board's) is sent without asking and is in the transcript; of
+//      a ui:// URI no tool links to, denied, nothing is sent; of board://guide, approved, it is
+//      answered; a call the server refuses reaches the view as tool-cancelled;
 //  11. a server whose tools/list gives the same nextCursor again (answered by the test): the page
 //      stops after the second page and shows why;
 //  12. CORS: a page on another loopback origin calls the endpoint with fetch (a 2026-07-28
@@ -360,17 +365,33 @@ function tornDown(log, view) {
   return Boolean(teardown) && log.some((e) => e.view === view && e.direction === "view→host" && e.json && e.json.id === teardown.json.id);
 }
 
-// The selector of the view's ask (a request shown to the person) in `status`, once there is one.
-async function waitAsk(page, status) {
-  const sel = `${cardSel("apps")} .ask[data-method="tools/call"][data-status="${status}"]`;
+// The selector of the view's ask (a request shown to the person) of `method` in `status`, once
+// there is one.
+async function waitAsk(page, status, method = "tools/call") {
+  const sel = `${cardSel("apps")} .ask[data-method="${method}"][data-status="${status}"]`;
   try {
     await page.waitForSelector(sel, { timeout: STEP_TIMEOUT });
   } catch {
     const asks = await page.$$eval(`${cardSel("apps")} .ask`, (items) => items.map((i) => `${i.dataset.method} ${i.dataset.status}`));
     const log = (await viewLog(page)).map((e) => `${e.direction} ${e.label}`);
-    throw new Error(`no ${status} tools/call from the view; asks: ${JSON.stringify(asks)}; its messages: ${log.join(", ")}`);
+    throw new Error(`no ${status} ${method} from the view; asks: ${JSON.stringify(asks)}; its messages: ${log.join(", ")}`);
   }
   return sel;
+}
+
+// Sends `method` with `params` from inside `frame` as its view would, by hand; resolves to the
+// host's answer (its error or result).
+function askFromView(frame, id, method, params) {
+  return frame.evaluate((id, method, params) => new Promise((resolve) => {
+    const listen = (event) => {
+      if (event.source === window.parent && event.data && event.data.id === id) {
+        window.removeEventListener("message", listen);
+        resolve(event.data.error || event.data.result);
+      }
+    };
+    window.addEventListener("message", listen);
+    window.parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
+  }), id, method, params);
 }
 
 // A GET to the server on 127.0.0.1 with the `Host` given: { status, headers }.
@@ -795,7 +816,7 @@ try {
     await page.close();
   });
 
-  const apps = await startServer(APPS);
+  const apps = await startServer(APPS, ["--audit"]);
 
   await check("apps: show_board renders the board in its sandbox; the view's move_card waits for a host grant, approved once, denied once", async () => {
     const page = await openLab(browser, apps);
@@ -859,7 +880,8 @@ try {
     await frame.click('.card[data-id="2"] button[data-to="done"]');
     ask = await waitAsk(page, "waiting");
     await page.click(`${ask} [data-action="deny"]`);
-    await frame.waitForFunction(() => document.getElementById("status").textContent !== "", { timeout: STEP_TIMEOUT });
+    // Polled by time: a frame out of sight (the ask scrolled into view) runs no animation frames.
+    await frame.waitForFunction(() => document.getElementById("status").textContent !== "", { timeout: STEP_TIMEOUT, polling: 100 });
     assert.match(await frame.$eval("#status", (n) => n.textContent), /^refused: .*denied tools\/call move_card/);
     await fitted(page, frame);
     assert.equal(await page.$eval(`${cardSel("apps")} .ask[data-status="denied"] .ask-status`, (n) => n.textContent), "Host grant: denied · no tools/call sent");
@@ -960,6 +982,65 @@ try {
     await page.close();
   });
 
+  await check("apps: the board's read of board://guide (not a view) waits for a grant: denied, nothing reaches the server and the view is refused; approved, it is read", async () => {
+    const page = await openLab(browser, apps);
+    const sent = [];
+    page.on("request", (request) => {
+      const headers = request.headers();
+      if (headers["mcp-method"]) sent.push(`${headers["mcp-method"]} ${headers["mcp-name"] || ""}`.trim());
+    });
+    await page.click("#run");
+    await waitStep(page, "tools", "waiting");
+    await listApps(page);
+    const frame = await runApp(page, "show_board");
+    await boardReady(page, frame);
+    const mark = apps.stderr.length;
+    const guideReads = async () => (await transcript(page))
+      .filter((e) => e.json && e.json.method === "resources/read" && e.json.params.uri === "board://guide");
+    const serverReads = () => auditSince(apps, mark).filter((l) => l.startsWith("audit: resources/read "));
+
+    // Denied: the person is shown the exact URI; nothing is sent; the view gets the refusal.
+    await frame.click("#guide");
+    let ask = await waitAsk(page, "waiting", "resources/read");
+    assert.equal(await page.$eval(`${ask} .ask-detail`, (n) => n.textContent), "board://guide");
+    assert.match(await page.$eval(`${ask} .ask-text`, (n) => n.textContent), /asks to read a resource that is not a view/);
+    assert.deepEqual(await guideReads(), [], "nothing is sent before the grant");
+    await page.click(`${ask} [data-action="deny"]`);
+    // Polled by time: a frame out of sight (the ask scrolled into view) runs no animation frames.
+    await frame.waitForFunction(() => document.getElementById("status").textContent !== "", { timeout: STEP_TIMEOUT, polling: 100 });
+    assert.equal(await frame.$eval("#status", (n) => n.textContent), "refused: The host denied resources/read board://guide");
+    assert.equal(await frame.$eval("#guide-text", (n) => n.hidden), true);
+    const denied = `${cardSel("apps")} .ask[data-method="resources/read"][data-status="denied"]`;
+    assert.equal(await page.$eval(`${denied} .ask-status`, (n) => n.textContent), "Host grant: denied · no resources/read sent");
+    assert.equal(await page.$$eval(`${denied} [data-action]`, (b) => b.length), 0, "a decided grant has no buttons");
+    assert.deepEqual(await guideReads(), [], "no resources/read in the transcript");
+    assert.ok(!sent.includes("resources/read board://guide"), "no resources/read left the page");
+    assert.deepEqual(serverReads(), [], "the server received no read");
+
+    // Approved: read once, its answer to the view, which shows the guide.
+    await frame.click("#guide");
+    ask = await waitAsk(page, "waiting", "resources/read");
+    await page.click(`${ask} [data-action="approve"]`);
+    try {
+      await frame.waitForFunction(() => !document.getElementById("guide-text").hidden || document.getElementById("status").textContent !== "",
+        { timeout: STEP_TIMEOUT, polling: 100 });
+    } catch {
+      const asks = await page.$$eval(`${cardSel("apps")} .ask`, (items) => items.map((i) => `${i.dataset.method} ${i.dataset.status}: ${i.querySelector(".ask-status").textContent}`));
+      const log = (await viewLog(page)).map((e) => `${e.direction} ${e.label}`);
+      throw new Error(`the view showed neither the guide nor a refusal; asks: ${JSON.stringify(asks)}; its messages: ${log.join(", ")}`);
+    }
+    assert.equal(await frame.$eval("#status", (n) => n.textContent), "");
+    assert.match(await frame.$eval("#guide-text", (n) => n.textContent), /^# The board\n\nCards go from todo to doing to done/);
+    await waitAsk(page, "completed", "resources/read");
+    const reads = await guideReads();
+    assert.deepEqual(reads.map((e) => [e.direction, e.via]), [["client→server", "view"]], "one read, the view's");
+    const answered = (await transcript(page)).find((e) => e.direction === "server→client" && e.json && e.json.id === reads[0].json.id);
+    assert.equal(answered.json.result.contents[0].uri, "board://guide", "its answer is in the transcript");
+    assert.equal(sent.filter((c) => c === "resources/read board://guide").length, 1);
+    assert.deepEqual(serverReads(), ["audit: resources/read board://guide complete"], "the server received the approved read only");
+    await page.close();
+  });
+
   await check("apps: chart's raw-protocol view draws its bars (the page on localhost, its sandbox on 127.0.0.1); a failed call is tool-cancelled; what the view may not do is refused", async () => {
     const port = new URL(apps.lab).port;
     const page = await openLab(browser, apps, `http://localhost:${port}/lab`);
@@ -1039,6 +1120,31 @@ try {
     assert.equal(await page.$$eval(`${cardSel("apps")} .ask [data-action="approve"]`, (b) => b.length), 0, "no grant was asked");
     assert.equal((await transcript(page)).filter((e) => e.json && e.json.method === "tools/call" && e.json.params.name === "chart").length, 1,
       "only the page's own call of chart");
+    // Its own read (t6) went without asking, and so does a read of the board's view, another
+    // view this server's tools link to.
+    const viewReads = `${cardSel("apps")} .ask[data-method="resources/read"]`;
+    assert.deepEqual(await page.$$eval(viewReads, (items) => items.map((i) => i.dataset.status)), ["completed"]);
+    const board = await askFromView(frame, "t8", "resources/read", { uri: "ui://board/board.html" });
+    assert.equal(board.contents[0].uri, "ui://board/board.html");
+    assert.equal(await page.$$eval(`${cardSel("apps")} .ask [data-action="approve"]`, (b) => b.length), 0, "no grant was asked");
+    // A ui:// URI no tool links to is not one of its views: it waits for the grant; denied,
+    // nothing is sent.
+    const server = () => apps.stderr.length;
+    let mark = server();
+    let answer = askFromView(frame, "t9", "resources/read", { uri: "ui://chart/unlinked.html" });
+    let ask = await waitAsk(page, "waiting", "resources/read");
+    assert.equal(await page.$eval(`${ask} .ask-detail`, (n) => n.textContent), "ui://chart/unlinked.html");
+    await page.click(`${ask} [data-action="deny"]`);
+    assert.deepEqual(await answer, { code: -32000, message: "The host denied resources/read ui://chart/unlinked.html" });
+    assert.ok(!(await transcript(page)).some((e) => e.json && e.json.params && e.json.params.uri === "ui://chart/unlinked.html"), "nothing sent");
+    assert.deepEqual(auditSince(apps, mark).filter((l) => l.includes("resources/read")), []);
+    // A resource that is not a view, approved: read, and answered as the server answered.
+    mark = server();
+    answer = askFromView(frame, "t10", "resources/read", { uri: "board://guide" });
+    ask = await waitAsk(page, "waiting", "resources/read");
+    await page.click(`${ask} [data-action="approve"]`);
+    assert.equal((await answer).contents[0].mimeType, "text/markdown");
+    assert.deepEqual(auditSince(apps, mark).filter((l) => l.includes("resources/read")), ["audit: resources/read board://guide complete"]);
 
     // A call the server refuses: the view is told tool-cancelled, with the reason.
     frame = await runApp(page, "chart", { labels: '["one"]', values: "[1, 2]" });

@@ -10,17 +10,36 @@
 //!   produced by a function: `UiResource::render`);
 //! * a bar chart of a tool's structured result (`chart`), whose view speaks the raw protocol
 //!   over `postMessage` and is embedded at compile time (`include_str!`);
+//! * a resource that is not a view (`board://guide`), which the board's view reads when asked:
+//!   a host lets it through only with the person's grant;
 //! * every tool answering any client with meaningful text: a host that does not render apps
 //!   shows the text.
 //!
 //! Run: `npm ci --prefix examples/apps` (the ext-apps bundle, once), then
 //! `cargo run --example apps` (HTTP on http://127.0.0.1:8000/mcp; its lab page at
 //! http://127.0.0.1:8000/lab renders the views), or add `-- --addr 127.0.0.1:9000` or
-//! `-- --stdio`.
+//! `-- --stdio`. `-- --audit` writes each call and read the server receives to stderr.
 
 mod server;
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    server::build()?.run().await
+    let server = match std::env::args().any(|a| a == "--audit") {
+        true => server::builder().layer(audit()).build()?,
+        false => server::build()?,
+    };
+    server.run().await
+}
+
+/// One `audit: METHOD NAME OUTCOME` line on stderr for each request (what the lab page's
+/// browser test checks on the server's side).
+fn audit() -> mcp_runtime::layers::AuditLog {
+    mcp_runtime::layers::AuditLog::with_sink(|record| {
+        eprintln!(
+            "audit: {} {} {}",
+            record.method,
+            record.name.unwrap_or("-"),
+            record.outcome
+        )
+    })
 }

@@ -1,7 +1,7 @@
 //! The apps server: a board and a chart, each a tool linked to its view.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Csp, UiResource};
+use mcp_runtime::{Csp, ServerBuilder, UiResource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::{OnceLock, RwLock};
@@ -179,6 +179,20 @@ pub fn chart(
     Ok(Structured::new(ChartData { labels, values }).text(text.join("\n")))
 }
 
+// Not a view: the board's view reads it when asked (a read a careful host sends only with the
+// person's grant).
+/// How the board works: its columns and what moves a card.
+#[resource(
+    "board://guide",
+    title = "How the board works",
+    mime_type = "text/markdown"
+)]
+pub fn guide() -> String {
+    "# The board\n\nCards go from todo to doing to done. `add_card` puts a new card in todo; \
+     the view's arrows move a card with `move_card`, which only the view calls."
+        .to_owned()
+}
+
 /// The board's view: its page (`board.html`, written with the ext-apps `App` class) with the
 /// SDK's self-contained bundle inlined, read from the npm package when first asked for.
 fn board_view() -> UiResource {
@@ -262,6 +276,11 @@ fn as_global(source: &str) -> Option<String> {
 
 /// The apps server.
 pub fn build() -> Result<Server, BuildError> {
+    builder().build()
+}
+
+/// The apps server's builder.
+pub fn builder() -> ServerBuilder {
     Server::builder()
         .name("apps")
         .version("1.0.0")
@@ -270,7 +289,7 @@ pub fn build() -> Result<Server, BuildError> {
         .tool(chart {})
         .resource(board_view())
         .resource(chart_view())
-        .build()
+        .resource(guide {})
 }
 
 #[cfg(test)]

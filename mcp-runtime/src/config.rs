@@ -158,13 +158,18 @@ impl Default for Config {
 /// Each pool of the server (requests, listen streams, running tasks) also has a **per-caller
 /// share**: a caller (a token's issuer and subject, or, when anonymous, the client's address)
 /// holds at most that many at once, so that one client cannot take a pool from the others
-/// (shares are counted only once a pool is busy, so a caller is sure of three quarters of its
-/// share, and never holds more than all of it). A
+/// (shares are counted only once a pool is busy: a client alone always gets its whole share,
+/// among several each is sure of three quarters of it, and none holds more than all of it).
+/// An anonymous client is its address as the transport decides it (behind trusted proxies,
+/// the address they forward; an IPv6 client, its /64). A
 /// request with neither (stdio, [`Server::handle_message`](crate::Server::handle_message), a
 /// router from [`Server::into_router`](crate::Server::into_router) served without
 /// `ConnectInfo`) is one client and only counts against the pool. Behind a reverse proxy, every anonymous client
-/// has the proxy's address unless [`HttpOptions::trust_forwarded_for`](crate::HttpOptions::trust_forwarded_for)
-/// is on: raise the shares, or authenticate callers.
+/// has the proxy's address unless the proxy is trusted
+/// ([`HttpOptions::trust_forwarded_for`](crate::HttpOptions::trust_forwarded_for),
+/// [`HttpOptions::trusted_proxies`](crate::HttpOptions::trusted_proxies)): trust it, or
+/// authenticate callers. Listen streams are a pool of their own: an open stream takes no slot
+/// of the requests served at once.
 ///
 /// | limit | default | why | past it |
 /// |---|---|---|---|
@@ -245,12 +250,15 @@ impl Limits {
         self.depth = depth.clamp(8, 128);
         self
     }
-    /// Longest id, tool or prompt name, resource URI, cursor or completion value, in bytes.
+    /// Longest request id, or string a request's params name things with (tool and prompt
+    /// names; resource, skill and directory URIs; cursors; task ids; completion values), in
+    /// bytes.
     pub fn string_bytes(mut self, bytes: usize) -> Self {
         self.string_bytes = bytes.max(64);
         self
     }
-    /// Most requests served at once (listen streams included), at least 1.
+    /// Most requests served at once (listen streams not included: they have a pool of their
+    /// own, [`listen_streams`](Self::listen_streams)), at least 1.
     pub fn concurrent_requests(mut self, n: usize) -> Self {
         self.concurrent_requests = n.max(1);
         self

@@ -133,12 +133,32 @@ impl McpError {
         McpError::new(codes::INTERNAL_ERROR, message)
     }
 
-    /// `-32601` Method not found.
+    /// `-32601` Method not found. A long name is shown by its first 128 bytes: what a client
+    /// sent is not echoed back whole (a method name is not held to the string limit: none is
+    /// longer than a few dozen bytes, and an unknown one is not read further).
+    ///
+    /// ```
+    /// use mcp_runtime::McpError;
+    /// let e = McpError::method_not_found(&"x".repeat(10_000));
+    /// assert!(e.message().len() < 200);
+    /// ```
     pub fn method_not_found(method: &str) -> Self {
-        McpError::new(
-            codes::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
-        )
+        const SHOWN: usize = 128;
+        let message = match method.len() > SHOWN {
+            false => format!("Method not found: {method}"),
+            true => {
+                let mut end = SHOWN;
+                while !method.is_char_boundary(end) {
+                    end -= 1;
+                }
+                format!(
+                    "Method not found: {}… ({} bytes)",
+                    &method[..end],
+                    method.len()
+                )
+            }
+        };
+        McpError::new(codes::METHOD_NOT_FOUND, message)
     }
 
     /// `-32602` Resource not found, with `data.uri`.

@@ -96,11 +96,13 @@ impl Server {
 
     /// Serves Streamable HTTP on `listener` (endpoint [`HttpOptions::path`], `/mcp` by default)
     /// until Ctrl-C or SIGTERM, then shuts down gracefully (see
-    /// [`serve_until`](Self::serve_until)).
+    /// [`serve_until`](Self::serve_until)). Bind with
+    /// [`transport::http::bind`](crate::transport::http::bind): its listen backlog takes a burst
+    /// of new clients that tokio's `TcpListener::bind` (128 here) would drop for a second.
     ///
     /// ```no_run
     /// # async fn demo(server: mcp_runtime::Server) -> Result<(), mcp_runtime::Error> {
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+    /// let listener = mcp_runtime::transport::http::bind("127.0.0.1:8000".parse().unwrap()).await?;
     /// server.serve(listener, mcp_runtime::HttpOptions::default()).await?;
     /// # Ok(()) }
     /// ```
@@ -115,9 +117,10 @@ impl Server {
         Ok(())
     }
 
-    /// Serves Streamable HTTP on `listener` until `signal` completes; then ends listen streams
-    /// with their final result, lets requests in flight finish within
-    /// [`HttpOptions::shutdown_grace`], and returns. [`serve`](Self::serve) is this with Ctrl-C
+    /// Serves Streamable HTTP on `listener` until `signal` completes; then drains (readiness
+    /// 503, no new connection, listen streams ended with their final result, requests and tasks
+    /// in flight given [`HttpOptions::shutdown_grace`], tasks still running then marked
+    /// failed), and returns. [`serve`](Self::serve) is this with Ctrl-C
     /// or SIGTERM as the signal.
     ///
     /// ```
@@ -183,9 +186,11 @@ impl Server {
         http::lambda::run(&self.dispatcher, options.into()).await
     }
 
-    /// The `tower` service [`run_lambda`](Self::run_lambda) serves: [`lambda_http`]'s requests
-    /// answered, for a Lambda runtime of your own or a test. Feature `lambda`. Fails as
-    /// `run_lambda` does for a server without a shared `requestState` key.
+    /// The `tower` service [`run_lambda`](Self::run_lambda) serves: Lambda events (API Gateway,
+    /// Function URLs) answered, and [`lambda_http`]'s requests too, for a Lambda runtime of your
+    /// own or a test. Feature `lambda`. Serve the events themselves (`lambda_runtime::run`, as
+    /// `run_lambda` does): `lambda_http`'s own runners panic on a body flagged base64 that is
+    /// not. Fails as `run_lambda` does for a server without a shared `requestState` key.
     ///
     /// [`lambda_http`]: crate::lambda::lambda_http
     #[cfg(feature = "lambda")]
@@ -243,6 +248,7 @@ impl Server {
     /// this instance runs `failed` (their handlers are dropped), for graceful shutdown.
     pub fn shutdown(&self) {
         self.dispatcher.shutdown.cancel();
+        self.dispatcher.halt.cancel();
     }
 }
 

@@ -220,14 +220,23 @@ pub async fn open_stream(
         conn.abort();
         return Err(format!("status {}", resp.status()));
     }
-    Ok(EventStream {
-        body: resp.into_body(),
-        buffer: Vec::new(),
-        conn,
-    })
+    Ok(EventStream::new(resp, conn))
 }
 
 impl EventStream {
+    /// The body of `resp` read event by event, `conn` driving its connection (as
+    /// [`send_streaming`] returns them), whatever its status.
+    pub fn new(
+        resp: http::Response<hyper::body::Incoming>,
+        conn: tokio::task::JoinHandle<()>,
+    ) -> EventStream {
+        EventStream {
+            body: resp.into_body(),
+            buffer: Vec::new(),
+            conn,
+        }
+    }
+
     /// The next event's JSON data; `None` when the stream ended or broke.
     pub async fn next(&mut self) -> Option<Value> {
         loop {

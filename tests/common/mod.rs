@@ -737,3 +737,46 @@ pub fn response_of(resp: &HttpResponse) -> Value {
         .pop()
         .unwrap_or_else(|| panic!("no message in the answer (status {})", resp.status))
 }
+
+/// Opens a `subscriptions/listen` stream with `filter` from the local address `from` (127.0.0.2,
+/// …: another client) on a raw socket: the socket once it got the acknowledgement, or the
+/// refusal as text.
+pub async fn listen_from(
+    from: std::net::IpAddr,
+    addr: SocketAddr,
+    filter: Value,
+) -> Result<tokio::net::TcpStream, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = request(1, "subscriptions/listen", json!({"notifications": filter}));
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind(SocketAddr::new(from, 0))
+        .expect("bind the client's address");
+    let mut s = socket.connect(addr).await.expect("connect");
+    s.write_all(&raw_post(&body))
+        .await
+        .expect("the request sent");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    within("the listen answer", async {
+        loop {
+            let n = s.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&seen);
+            let refused = text.contains("\r\n\r\n")
+                && (!text.starts_with("HTTP/1.1 200") || text.contains("\"error\""));
+            if text.contains("acknowledged") || refused {
+                break;
+            }
+        }
+    })
+    .await;
+    let text = String::from_utf8_lossy(&seen).into_owned();
+    match text.contains("acknowledged") {
+        true => Ok(s),
+        false => Err(text),
+    }
+}

@@ -100,13 +100,16 @@ impl Caller {
 pub(crate) enum ShareKey {
     /// An authenticated caller: issuer and subject ([`Caller::binding_key`]).
     Principal(Arc<str>),
-    /// An anonymous client, by address.
-    Address(std::net::IpAddr),
+    /// An anonymous client, by address (an IPv6 one by its network).
+    Address(crate::net::ClientNet),
 }
 
 impl ShareKey {
     /// The key of a request: its caller's, else its client address's.
-    pub(crate) fn of(caller: Option<&Caller>, client: Option<std::net::IpAddr>) -> Option<Self> {
+    pub(crate) fn of(
+        caller: Option<&Caller>,
+        client: Option<crate::net::ClientNet>,
+    ) -> Option<Self> {
         match caller {
             Some(c) => Some(ShareKey::Principal(c.binding_key())),
             None => client.map(ShareKey::Address),

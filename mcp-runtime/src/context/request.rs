@@ -33,7 +33,7 @@ pub(crate) struct ContextInner {
     pub(crate) caller: Option<Arc<Caller>>,
     /// The client's address, when the transport knows it (an anonymous caller's share of the
     /// server's pools is counted by it).
-    pub(crate) client: Option<std::net::IpAddr>,
+    pub(crate) client: Option<crate::net::ClientNet>,
     pub(crate) server_info: Arc<Implementation>,
     pub(crate) logging_enabled: bool,
     /// Client input of an MRTR round (`tools/call`, `prompts/get`, `resources/read` only).

@@ -49,7 +49,8 @@ pub(super) struct Target {
 }
 
 /// The scopes `request` needs (for the challenge of a request that came without a token): those
-/// of the tool, resource, template or prompt it names; none when it names none.
+/// of the tool, resource, template, prompt or skill it names (a skill's for `skills/get` and for
+/// `resources/directory/read` of a folder inside it); none when it names none.
 pub(super) fn scopes_needed(reg: &Registry, request: &ClientRequest<'_>) -> Vec<String> {
     let access = match &request.params {
         ClientParams::ToolsCall(p) => reg
@@ -61,6 +62,8 @@ pub(super) fn scopes_needed(reg: &Registry, request: &ClientRequest<'_>) -> Vec<
             .get(&p.name)
             .map(|&i| &reg.prompts[i].prompt.access),
         ClientParams::ResourcesRead(p) => reg.read_access(&p.uri),
+        ClientParams::SkillsGet(p) => reg.skills.get_access(&p.uri),
+        ClientParams::ResourcesDirectoryRead(p) => reg.skills.directory_access(&p.uri),
         _ => None,
     };
     access.map(|a| a.scopes.clone()).unwrap_or_default()
@@ -70,6 +73,49 @@ pub(super) fn scopes_needed(reg: &Registry, request: &ClientRequest<'_>) -> Vec<
 pub(super) fn may_read(reg: &Registry, uri: &str, caller: Option<&Caller>) -> bool {
     reg.read_access(uri)
         .is_none_or(|a| a.scopes_met(caller).is_ok())
+}
+
+/// Whether a caller may be told of a resource's updates (a listen stream's
+/// `resourceSubscriptions`, a 2025-11-25 `resources/subscribe`).
+pub(super) enum Follow {
+    /// Yes: its scopes suffice and no custom check applies.
+    Yes,
+    /// No: its scopes fall short.
+    No,
+    /// Its scopes suffice; these custom checks decide (the refusal `resources/read` would
+    /// answer, when they refuse).
+    Ask(Checking),
+}
+
+/// Whether `caller` may follow `uri`'s updates: what `resources/read` of it asks, the scopes
+/// and then the custom checks (the resource's or template's, then the server's `policy`, with
+/// [`Purpose::Use`]): an update tells of what the resource holds. A URI that reaches nothing
+/// registered asks nothing (there is nothing to reveal); a check that panics refuses.
+pub(super) fn follow(
+    reg: &Registry,
+    policy: Option<&AccessCheck>,
+    uri: &str,
+    caller: Option<&Arc<Caller>>,
+) -> Follow {
+    let Some((access, kind, name)) = reg.read_target(uri) else {
+        return Follow::Yes;
+    };
+    if access.scopes_met(caller.map(|c| &**c)).is_err() {
+        return Follow::No;
+    }
+    if access.check.is_none() && policy.is_none() {
+        return Follow::Yes;
+    }
+    let checks = checks_of(policy, access);
+    let request = AccessRequest {
+        caller: caller.cloned(),
+        kind,
+        name: Arc::from(name),
+        uri: Some(Arc::from(uri)),
+        arguments: None,
+        purpose: Purpose::Use,
+    };
+    Follow::Ask(Box::pin(ask_all(checks, request)))
 }
 
 /// `caller` refused as `resources/read` of `uri` refuses it when its scopes fall short.
@@ -111,35 +157,38 @@ pub(super) fn custom_checks(
         return None;
     }
     let checks = checks_of(policy, access);
-    let caller = cx.inner.caller.clone();
     let target = target();
-    let anonymous = caller.is_none();
     let request = AccessRequest {
-        caller,
+        caller: cx.inner.caller.clone(),
         kind: target.kind,
         name: target.name,
         uri: target.uri,
         arguments: target.arguments,
         purpose: Purpose::Use,
     };
-    Some(Box::pin(async move {
-        for check in checks {
-            match catch_panic(check.ask(request.clone())).await {
-                Ok(Ok(())) => {}
-                Ok(Err(denied)) => {
-                    return Err(refused(request.kind, &request.name, &denied, anonymous));
-                }
-                Err(panic) => {
-                    let what = describe(request.kind, &request.name);
-                    tracing::error!(%panic, primitive = %what, "an authorization check panicked");
-                    return Err(McpError::internal(format!(
-                        "Internal error: the authorization check of {what} failed"
-                    )));
-                }
+    Some(Box::pin(ask_all(checks, request)))
+}
+
+/// Asks `checks` in turn: the first refusal answers (as the primitive's refusal); a check that
+/// panics refuses with an internal error.
+async fn ask_all(checks: Vec<AccessCheck>, request: AccessRequest) -> Result<(), McpError> {
+    let anonymous = request.caller.is_none();
+    for check in checks {
+        match catch_panic(check.ask(request.clone())).await {
+            Ok(Ok(())) => {}
+            Ok(Err(denied)) => {
+                return Err(refused(request.kind, &request.name, &denied, anonymous));
+            }
+            Err(panic) => {
+                let what = describe(request.kind, &request.name);
+                tracing::error!(%panic, primitive = %what, "an authorization check panicked");
+                return Err(McpError::internal(format!(
+                    "Internal error: the authorization check of {what} failed"
+                )));
             }
         }
-        Ok(())
-    }))
+    }
+    Ok(())
 }
 
 /// The custom checks that apply to a primitive with `access`: its own, then the server's.

@@ -36,8 +36,12 @@ pub(crate) struct Dispatcher {
     pub(crate) changes: Arc<dyn ChangeBus>,
     /// Where tasks are kept (the tasks extension).
     pub(crate) tasks: Arc<dyn TaskStore>,
-    /// Fires on shutdown: every `subscriptions/listen` stream ends with its final result.
+    /// Fires when the server is told to stop: every `subscriptions/listen` stream (and
+    /// 2025-11-25 session stream) ends with its final result, and readiness turns to 503.
     pub(crate) shutdown: CancellationToken,
+    /// Fires once requests and tasks had their time to finish (the shutdown grace): the tasks
+    /// still running are marked failed and their handlers dropped.
+    pub(crate) halt: CancellationToken,
     pub(crate) sealer: Arc<Sealer>,
     /// The server-wide authorization check, asked after each primitive's own.
     pub(crate) policy: Option<AccessCheck>,
@@ -64,7 +68,7 @@ pub(crate) struct Ingress<'a> {
     pub(crate) transport: Option<Transport>,
     /// The address of the client that sent it, when the transport knows it: an anonymous
     /// caller's share of the server's pools is counted by it.
-    pub(crate) client: Option<std::net::IpAddr>,
+    pub(crate) client: Option<crate::net::ClientNet>,
 }
 
 /// The transport a message came over, as spans and metrics name it.
@@ -184,7 +188,7 @@ impl Dispatcher {
         method: Method,
         meta: Box<RequestMeta>,
         caller: Option<Arc<Caller>>,
-        client: Option<std::net::IpAddr>,
+        client: Option<crate::net::ClientNet>,
         notifier: Notifier,
     ) -> ContextInner {
         ContextInner {
@@ -220,15 +224,27 @@ impl Dispatcher {
     }
 
     /// Whether `caller` has the scopes to read `uri` (the resource or template `resources/read`
-    /// of it reaches): what subscriptions announce only to callers that may read it. (Custom
-    /// checks are asked when it is read.)
+    /// of it reaches): what a 2025-11-25 session's updates are sent for at each change (its
+    /// custom checks were asked when it subscribed, [`follow_refusal`](Self::follow_refusal)).
     pub(crate) fn may_read(&self, uri: &str, caller: Option<&Caller>) -> bool {
         authorize::may_read(&self.registry(), uri, caller)
     }
 
-    /// `caller` refused as `resources/read` of `uri` refuses it when its scopes fall short
-    /// (`-32602` with `data.requiredScopes`, which transports answer as a challenge).
-    pub(crate) fn read_refusal(&self, uri: &str, caller: Option<&Caller>) -> Result<(), McpError> {
-        authorize::read_refusal(&self.registry(), uri, caller)
+    /// Whether `caller` may be told of `uri`'s updates (a 2025-11-25 `resources/subscribe`):
+    /// the scopes and the custom checks `resources/read` of it asks, and the refusal it
+    /// answers when not (`authorize::follow`).
+    pub(crate) async fn follow_refusal(
+        &self,
+        uri: &str,
+        caller: Option<&Arc<Caller>>,
+    ) -> Result<(), McpError> {
+        let asking = match authorize::follow(&self.registry(), self.policy.as_ref(), uri, caller) {
+            authorize::Follow::Yes => return Ok(()),
+            authorize::Follow::No => {
+                return authorize::read_refusal(&self.registry(), uri, caller.map(|c| &**c));
+            }
+            authorize::Follow::Ask(asking) => asking,
+        };
+        asking.await
     }
 }

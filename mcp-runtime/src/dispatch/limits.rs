@@ -4,7 +4,7 @@
 
 use crate::config::Limits;
 use crate::error::McpError;
-use crate::protocol::{ClientParams, ClientRequest, RequestId, codes};
+use crate::protocol::{ClientRequest, RequestId, codes};
 
 /// Refuses a message nested deeper than `max` (objects and arrays), with `-32600`.
 pub(super) fn check_depth(body: &[u8], max: usize) -> Result<(), McpError> {
@@ -65,39 +65,219 @@ pub(super) fn readable_id(body: &[u8]) -> Option<RequestId> {
     serde_json::from_slice::<IdOnly>(body).ok()?.id
 }
 
-/// Refuses an id, name, URI, cursor or completion value longer than the limit, with `-32602`.
+/// Refuses a request id, or a string the params name things with (every one the method
+/// table's params types visit: names, URIs, cursors, task ids, completion values), longer than
+/// the limit, with `-32602` naming it.
 pub(super) fn check_strings(request: &ClientRequest<'_>, limits: &Limits) -> Result<(), McpError> {
     let max = limits.string_bytes;
-    let too_long = |what: &str, len: usize| {
-        Err(McpError::invalid_params(format!(
-            "Invalid params: the {what} is {len} bytes long, more than the {max} this server takes"
-        )))
+    // The first string too long, by name and length: the error is built only for it.
+    let mut within = |what: &'static str, s: &str| match s.len() {
+        len if len > max => Err((what, len)),
+        _ => Ok(()),
     };
-    if let RequestId::String(id) = &request.id
-        && id.len() > max
-    {
-        return too_long("request id", id.len());
-    }
-    let (what, len) = match &request.params {
-        ClientParams::ToolsCall(p) => ("tool name", p.name.len()),
-        ClientParams::PromptsGet(p) => ("prompt name", p.name.len()),
-        ClientParams::ResourcesRead(p) => ("resource URI", p.uri.len()),
-        ClientParams::ToolsList(p)
-        | ClientParams::ResourcesList(p)
-        | ClientParams::ResourceTemplatesList(p)
-        | ClientParams::PromptsList(p) => ("cursor", p.cursor.as_deref().map_or(0, str::len)),
-        ClientParams::Complete(p) => ("completion value", p.argument.value.len()),
-        _ => return Ok(()),
+    let id = match &request.id {
+        RequestId::String(id) => within("request id", id),
+        RequestId::Number(_) => Ok(()),
     };
-    if len > max {
-        return too_long(what, len);
-    }
-    Ok(())
+    id.and_then(|()| request.params.visit_strings(&mut within))
+        .map_err(|(what, len)| {
+            McpError::invalid_params(format!(
+                "Invalid params: the {what} is {len} bytes long, more than the {max} this server takes"
+            ))
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::decode::decode;
+    use crate::protocol::{ClientMessage, ClientParams, Method};
+    use serde_json::{Value, json};
+
+    /// A method, its params, and each string visited: its name in the error, and its value.
+    type Case = (Method, Value, Vec<(&'static str, &'static str)>);
+
+    /// One params object per method (two for `completion/complete`), each string a marker
+    /// found once in the body, and the strings the table's types visit, in order. Arguments,
+    /// `_meta`, `inputResponses`, `requestState` and unknown members are there too, unvisited.
+    fn cases() -> Vec<Case> {
+        let cursor = |m| (m, json!({"cursor": "@c@"}), vec![("cursor", "@c@")]);
+        let answers = json!({"k": {"action": "decline", "content": {"x": "@answer@"}}});
+        vec![
+            (Method::Discover, json!({}), vec![]),
+            cursor(Method::ToolsList),
+            (
+                Method::ToolsCall,
+                json!({"name": "@n@", "arguments": {"a": "@arg@"}, "inputResponses": answers,
+                       "requestState": "@state@"}),
+                vec![("tool name", "@n@")],
+            ),
+            cursor(Method::ResourcesList),
+            cursor(Method::ResourceTemplatesList),
+            (
+                Method::ResourcesRead,
+                json!({"uri": "@u@", "inputResponses": answers, "requestState": "@state@"}),
+                vec![("resource URI", "@u@")],
+            ),
+            cursor(Method::PromptsList),
+            (
+                Method::PromptsGet,
+                json!({"name": "@n@", "arguments": {"a": "@arg@"}, "inputResponses": answers,
+                       "requestState": "@state@"}),
+                vec![("prompt name", "@n@")],
+            ),
+            (
+                Method::Complete,
+                json!({"ref": {"type": "ref/prompt", "name": "@p@", "title": "@t@"},
+                       "argument": {"name": "@a@", "value": "@v@"},
+                       "context": {"arguments": {"b": "@arg@"}}}),
+                vec![
+                    ("prompt name", "@p@"),
+                    ("prompt title", "@t@"),
+                    ("argument name", "@a@"),
+                    ("completion value", "@v@"),
+                ],
+            ),
+            (
+                Method::Complete,
+                json!({"ref": {"type": "ref/resource", "uri": "@u@"},
+                       "argument": {"name": "@a@", "value": "@v@"}}),
+                vec![
+                    ("resource template URI", "@u@"),
+                    ("argument name", "@a@"),
+                    ("completion value", "@v@"),
+                ],
+            ),
+            (
+                Method::Listen,
+                json!({"notifications": {"toolsListChanged": true,
+                       "resourceSubscriptions": ["@r1@", "@r2@"], "taskIds": ["@t1@"],
+                       "x-other": "@other@"}}),
+                vec![
+                    ("resource URI in `resourceSubscriptions`", "@r1@"),
+                    ("resource URI in `resourceSubscriptions`", "@r2@"),
+                    ("task id in `taskIds`", "@t1@"),
+                ],
+            ),
+            cursor(Method::SkillsList),
+            (
+                Method::SkillsGet,
+                json!({"uri": "@u@"}),
+                vec![("skill URI", "@u@")],
+            ),
+            (
+                Method::ResourcesDirectoryRead,
+                json!({"uri": "@u@", "cursor": "@c@"}),
+                vec![("directory URI", "@u@"), ("cursor", "@c@")],
+            ),
+            (
+                Method::TasksGet,
+                json!({"taskId": "@t@"}),
+                vec![("task id", "@t@")],
+            ),
+            (
+                Method::TasksUpdate,
+                json!({"taskId": "@t@", "inputResponses": answers}),
+                vec![("task id", "@t@")],
+            ),
+            (
+                Method::TasksCancel,
+                json!({"taskId": "@t@"}),
+                vec![("task id", "@t@")],
+            ),
+        ]
+    }
+
+    /// The body of a request of `method` with `params` (and a `_meta` with a long string).
+    fn body(id: Value, method: Method, params: &Value) -> String {
+        let mut params = params.clone();
+        params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                 "io.modelcontextprotocol/clientCapabilities": {},
+                                 "x-long": "m".repeat(300)});
+        json!({"jsonrpc": "2.0", "id": id, "method": method.name(), "params": params}).to_string()
+    }
+
+    fn checked(body: &str, max: usize) -> Result<(), McpError> {
+        let Ok(ClientMessage::Request(request)) = decode(body.as_bytes()) else {
+            panic!("{body} was not read as a request");
+        };
+        assert!(
+            !matches!(request.params, ClientParams::Malformed { .. }),
+            "{body}: {:?}",
+            request.params
+        );
+        check_strings(&request, &Limits::default().string_bytes(max))
+    }
+
+    #[test]
+    fn each_method_visits_the_strings_its_params_name_things_with() {
+        let cases = cases();
+        for &method in Method::ALL {
+            assert!(
+                cases.iter().any(|(m, ..)| *m == method),
+                "{method} has no case: add one, with every string its params carry"
+            );
+        }
+        for (method, params, expected) in cases {
+            let body = body(json!(1), method, &params);
+            let Ok(ClientMessage::Request(request)) = decode(body.as_bytes()) else {
+                panic!("{body} was not read as a request");
+            };
+            let mut seen = Vec::new();
+            let visited = request.params.visit_strings(&mut |what, s: &str| {
+                seen.push((what, s.to_owned()));
+                Ok::<(), ()>(())
+            });
+            assert_eq!(visited, Ok(()));
+            let seen: Vec<(&str, &str)> = seen.iter().map(|(w, s)| (*w, s.as_str())).collect();
+            assert_eq!(seen, expected, "{method}");
+        }
+    }
+
+    #[test]
+    fn each_string_is_refused_one_byte_over_the_limit_and_taken_at_it() {
+        const MAX: usize = 64;
+        for (method, params, expected) in cases() {
+            let text = body(json!(1), method, &params);
+            // Arguments, answers, state and `_meta` are longer than the limit: not names.
+            let longer = text
+                .replace("@arg@", &"a".repeat(300))
+                .replace("@answer@", &"a".repeat(300))
+                .replace("@state@", &"s".repeat(300))
+                .replace("@other@", &"o".repeat(300));
+            assert!(checked(&longer, MAX).is_ok(), "{longer}");
+            for (what, marker) in expected {
+                let quoted = format!("\"{marker}\"");
+                let at = longer.replace(&quoted, &format!("\"{}\"", "x".repeat(MAX)));
+                assert!(checked(&at, MAX).is_ok(), "{method} {what}");
+                let over = longer.replace(&quoted, &format!("\"{}\"", "x".repeat(MAX + 1)));
+                let error = checked(&over, MAX).expect_err(&over);
+                assert_eq!(error.code(), codes::INVALID_PARAMS);
+                assert_eq!(
+                    error.message(),
+                    format!(
+                        "Invalid params: the {what} is {} bytes long, more than the {MAX} this server takes",
+                        MAX + 1
+                    ),
+                    "{method}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_string_request_id_is_bounded_too() {
+        let params = json!({"cursor": "c"});
+        let at = body(json!("i".repeat(64)), Method::ToolsList, &params);
+        assert!(checked(&at, 64).is_ok());
+        assert!(checked(&body(json!(i64::MAX), Method::ToolsList, &params), 64).is_ok());
+        let over = body(json!("i".repeat(65)), Method::ToolsList, &params);
+        let error = checked(&over, 64).unwrap_err();
+        assert!(
+            error.message().contains("the request id is 65 bytes long"),
+            "{error:?}"
+        );
+    }
 
     #[test]
     fn depth_is_counted_outside_strings() {

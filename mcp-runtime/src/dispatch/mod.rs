@@ -118,11 +118,16 @@ impl Dispatcher {
         let validated = limits::check_strings(&request, limits)
             .and_then(|()| validate::validate(&self.config, &registry, &request, ingress.checks));
         match validated {
+            // A listen stream is counted in its own pool (`listens`, taken when it opens) and
+            // nowhere else: streams held for hours must not fill the requests at once.
+            Ok(validated) if validated.method() == Method::Listen => Handled::Call(route::route(
+                self, request, validated, &registry, ingress, read_at,
+            )),
             Ok(validated) => {
                 // The share key is made only when it is needed: when the pool is busy.
                 let key = || ShareKey::of(ingress.caller.as_deref(), ingress.client);
-                let counted = match self.requests.try_take(key) {
-                    Ok(counted) => counted,
+                let taken = match self.requests.try_take(key) {
+                    Ok(taken) => taken,
                     Err((full, key)) => {
                         let error = self.requests.busy(full, key.as_ref());
                         let response = Response::error(Some(&request.id), &error);
@@ -132,9 +137,9 @@ impl Dispatcher {
                 let call = route::route(self, request, validated, &registry, ingress, read_at);
                 // A call answered at once gives its slot back at once; a running one holds it.
                 Handled::Call(match call.is_running() {
-                    true => call.holding(self.requests.hold(counted)),
+                    true => call.holding(self.requests.hold(taken)),
                     false => {
-                        self.requests.give_back(counted.as_ref());
+                        self.requests.give_back(&taken);
                         call
                     }
                 })

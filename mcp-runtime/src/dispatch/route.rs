@@ -47,6 +47,7 @@ pub(super) fn route(
             method,
             meta,
             ingress.transport.map(Transport::network_transport),
+            ingress.client,
             cfg.trace_payloads,
         ),
         None => tracing::Span::none(),

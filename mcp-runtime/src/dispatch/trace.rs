@@ -11,6 +11,9 @@
 //!   request span; for a tool it is the GenAI `execute_tool {gen_ai.tool.name}` span.
 //! - `mcp.mrtr.round` (target `mcp_runtime::mrtr`, DEBUG): made by `seal::RoundTrace`.
 //!
+//! The request span also carries `client.address`: the client's address as the transport
+//! decided it (behind trusted proxies, the client's rather than the proxy's).
+//!
 //! Nothing is recorded unless a subscriber wants the span: a disabled span costs one level
 //! check and no field is computed. Argument values and results are recorded only when the
 //! server opts in (`ServerBuilder::trace_payloads`).
@@ -31,6 +34,7 @@ pub(super) fn request_span(
     method: Method,
     meta: &RequestMeta,
     transport: Option<&'static str>,
+    client: Option<crate::net::ClientNet>,
     payloads: bool,
 ) -> Span {
     let span = tracing::info_span!(
@@ -47,6 +51,7 @@ pub(super) fn request_span(
         gen_ai.prompt.name = named(request, Method::PromptsGet),
         mcp.resource.uri = named(request, Method::ResourcesRead),
         network.transport = transport,
+        client.address = client.map(|c| tracing::field::display(c.address())),
         traceparent = traceparent(meta),
         error.type = Empty,
         rpc.response.status_code = Empty,

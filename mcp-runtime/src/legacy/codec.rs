@@ -60,6 +60,67 @@ impl Params {
     }
 }
 
+/// What `initialize` reads of its params: the version asked for (when a string), the client's
+/// capabilities (an object, else none) and `clientInfo` (any value, `null` too).
+#[derive(Debug)]
+pub(crate) struct InitializeParams {
+    pub(crate) version: Option<String>,
+    pub(crate) capabilities: Value,
+    pub(crate) client_info: Option<Value>,
+}
+
+impl Params {
+    /// The params `initialize` reads, in one pass over their text, against [`map`](Self::map)
+    /// then copies of its members (BENCHMARKS.md, "The legacy codec"). What a map of them would
+    /// give: each member's value read as a `Value`, the last of a repeated one counts, and
+    /// params that are no such map (a number out of range) give the defaults.
+    pub(crate) fn initialize(&self) -> InitializeParams {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = InitializeParams;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut read = InitializeParams::default();
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    let value: Value = map.next_value()?;
+                    match key.as_ref() {
+                        "protocolVersion" => {
+                            read.version = match value {
+                                Value::String(v) => Some(v),
+                                _ => None,
+                            }
+                        }
+                        "capabilities" => read.capabilities = value,
+                        "clientInfo" => read.client_info = Some(value),
+                        _ => {}
+                    }
+                }
+                if !read.capabilities.is_object() {
+                    read.capabilities = Value::Object(Map::new());
+                }
+                Ok(read)
+            }
+        }
+        let Some(raw) = &self.0 else {
+            return InitializeParams::default();
+        };
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        serde::Deserializer::deserialize_map(&mut de, Visit).unwrap_or_default()
+    }
+}
+
+impl Default for InitializeParams {
+    fn default() -> Self {
+        InitializeParams {
+            version: None,
+            capabilities: Value::Object(Map::new()),
+            client_info: None,
+        }
+    }
+}
+
 /// A legacy message, as far as the session layer reads it.
 #[derive(Debug)]
 pub(crate) enum Incoming {
@@ -186,6 +247,29 @@ pub(crate) fn parse(body: &[u8]) -> Result<Incoming, Bytes> {
     }
 }
 
+/// A member name, borrowed from the message text unless it has escapes (serde's `Cow<str>`
+/// always copies).
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
 /// The members of a JSON object, in order, their values left as text.
 struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
 
@@ -199,8 +283,8 @@ impl<'de> Deserialize<'de> for Members<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
                 let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(member) = map.next_entry::<Cow<'de, str>, &'de RawValue>()? {
-                    members.push(member);
+                while let Some((Key(key), value)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+                    members.push((key, value));
                 }
                 Ok(Members(members))
             }
@@ -480,20 +564,7 @@ fn splice(body: &[u8], method: &str, info: Option<&str>) -> Option<Vec<u8>> {
     // What needs the general way: `structuredContent` that is not an object (it is wrapped),
     // task support in tool definitions (dropped), anything 2026-only left over (a `_meta` of
     // the handler's own beside `serverInfo`, hints not at the end).
-    if method == "tools/call"
-        && let Some(i) = end.find(r#""structuredContent":"#)
-        && !end[i + r#""structuredContent":"#.len()..].starts_with('{')
-    {
-        return None;
-    }
-    if method == "tools/list" && end.contains(r#""execution""#) {
-        return None;
-    }
-    if end.contains(r#""io.modelcontextprotocol/serverInfo""#)
-        || end.contains(r#""resultType""#)
-        || end.contains(r#""ttlMs":"#)
-        || end.contains(r#""cacheScope":"#)
-    {
+    if needs_the_general_way(end, method) {
         return None;
     }
     let mut out = Vec::with_capacity(before.len() + end.len() + 2);
@@ -501,6 +572,38 @@ fn splice(body: &[u8], method: &str, info: Option<&str>) -> Option<Vec<u8>> {
     out.extend_from_slice(end.as_bytes());
     out.extend_from_slice(b"}}");
     Some(out)
+}
+
+/// Whether the rest of a result, `end`, holds a member [`splice`] cannot pass as it is. Every
+/// match of one of the patterns starts at a quote, so the quotes are visited once and the byte
+/// after each picks the one pattern to compare, against a `str::contains` per pattern, which
+/// sets up a searcher for each (≈ 2k instructions a call; BENCHMARKS.md, "The legacy codec").
+/// The same answers as `contains`, and as `find` for the first `structuredContent`.
+fn needs_the_general_way(end: &str, method: &str) -> bool {
+    const STRUCTURED: &str = r#""structuredContent":"#;
+    let call = method == "tools/call";
+    let list = method == "tools/list";
+    let mut structured_seen = false;
+    for (i, _) in end.bytes().enumerate().filter(|(_, b)| *b == b'"') {
+        // `i` is at an ASCII quote: a character boundary.
+        let at = &end[i..];
+        let general = match at.as_bytes().get(1) {
+            Some(b'i') => at.starts_with(r#""io.modelcontextprotocol/serverInfo""#),
+            Some(b'r') => at.starts_with(r#""resultType""#),
+            Some(b't') => at.starts_with(r#""ttlMs":"#),
+            Some(b'c') => at.starts_with(r#""cacheScope":"#),
+            Some(b'e') => list && at.starts_with(r#""execution""#),
+            Some(b's') if call && !structured_seen && at.starts_with(STRUCTURED) => {
+                structured_seen = true;
+                !at[STRUCTURED.len()..].starts_with('{')
+            }
+            _ => false,
+        };
+        if general {
+            return true;
+        }
+    }
+    false
 }
 
 /// A server-to-client request on a legacy session of protocol `version`, for one entry of
@@ -549,6 +652,18 @@ pub(crate) fn error(id: Option<&RequestId>, code: i32, message: &str) -> Bytes {
 /// A JSON-RPC result response.
 pub(crate) fn result(id: &RequestId, result: Value) -> Bytes {
     Bytes::from(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+}
+
+/// [`result`] of a result already written as JSON: the same bytes (a `Value`'s members in
+/// order of their keys: `id`, `jsonrpc`, `result`).
+pub(crate) fn result_text(id: &RequestId, result: &str) -> Bytes {
+    let mut out = Vec::with_capacity(result.len() + 48);
+    out.extend_from_slice(br#"{"id":"#);
+    let _ = serde_json::to_writer(&mut out, id);
+    out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
+    out.extend_from_slice(result.as_bytes());
+    out.push(b'}');
+    Bytes::from(out)
 }
 
 /// Whether client capabilities declare the tasks extension.
@@ -616,6 +731,50 @@ mod tests {
     }
 
     #[test]
+    fn the_members_that_need_the_general_way_are_found_as_by_searching() {
+        let by_search = |end: &str, method: &str| {
+            (method == "tools/call"
+                && end
+                    .find(r#""structuredContent":"#)
+                    .is_some_and(|i| !end[i + r#""structuredContent":"#.len()..].starts_with('{')))
+                || (method == "tools/list" && end.contains(r#""execution""#))
+                || [
+                    r#""io.modelcontextprotocol/serverInfo""#,
+                    r#""resultType""#,
+                    r#""ttlMs":"#,
+                    r#""cacheScope":"#,
+                ]
+                .iter()
+                .any(|p| end.contains(p))
+        };
+        let ends = [
+            r#""content":[{"type":"text","text":"42"}],"isError":false"#,
+            r#""content":[],"structuredContent":{"a":1},"isError":false"#,
+            r#""content":[],"structuredContent":[1],"isError":false"#,
+            r#""content":[],"structuredContent":{"x":1},"structuredContent":2"#,
+            r#""content":[{"type":"text","text":""resultType" "ttlMs":1"}]"#,
+            r#""contents":[],"ttlMs":5"#,
+            r#""contents":[],"cacheScope":"public","x":1"#,
+            r#""content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{}}"#,
+            r#""tools":[{"name":"t","execution":{"taskSupport":"optional"}}]"#,
+            r#""tools":[{"name":"execution"}]"#,
+            r#""resultType":"complete""#,
+            r#""é":"é"","s":"\","#,
+            "",
+            r#"""#,
+        ];
+        for end in ends {
+            for method in ["tools/call", "tools/list", "resources/read"] {
+                assert_eq!(
+                    needs_the_general_way(end, method),
+                    by_search(end, method),
+                    "{method} {end}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn input_required_is_taken_apart() {
         let modern = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s"}}"#;
         let Answer::InputRequired { requests, state } = legacy_answer(modern, "tools/call", None)
@@ -662,6 +821,49 @@ mod tests {
                 "io.modelcontextprotocol/logLevel": "info"
             }}})
         );
+    }
+
+    #[test]
+    fn a_result_written_around_its_text_is_the_result() {
+        let result = json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "s\"q", "version": "1"}, "instructions": "é\n"});
+        for id in [
+            RequestId::Number(-7),
+            RequestId::Number(i64::MAX),
+            RequestId::String("a\"b\u{1}c".into()),
+        ] {
+            assert_eq!(
+                result_text(&id, &result.to_string()),
+                super::result(&id, result.clone())
+            );
+        }
+    }
+
+    #[test]
+    fn initialize_reads_what_a_map_of_its_params_gives() {
+        for text in [
+            r#"{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}"#,
+            r#"{"protocolVersion":5,"capabilities":[1],"clientInfo":null}"#,
+            r#"{"protocolVersion":"2024-11-05","protocolVersion":"2025-06-18","capabilities":{"a":1},"capabilities":"x","extra":[1,{"b":2}]}"#,
+            r#"{"protocolVersion":"2025-06-18","capabilities":{"sampling":{}},"big":1e400}"#,
+            r#"{}"#,
+        ] {
+            let raw = serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+            let params = Params(Some(raw));
+            let read = params.initialize();
+            let map = params.map();
+            let version = map.get("protocolVersion").and_then(Value::as_str);
+            assert_eq!(read.version.as_deref(), version, "{text}");
+            let capabilities = match map.get("capabilities") {
+                Some(Value::Object(c)) => Value::Object(c.clone()),
+                _ => Value::Object(Map::new()),
+            };
+            assert_eq!(read.capabilities, capabilities, "{text}");
+            assert_eq!(read.client_info, map.get("clientInfo").cloned(), "{text}");
+        }
+        let none = Params(None).initialize();
+        assert_eq!((none.version, none.client_info), (None, None));
+        assert_eq!(none.capabilities, json!({}));
     }
 
     #[test]

@@ -27,7 +27,7 @@ struct Exchange {
     method: String,
     params: Params,
     caller: Option<Arc<Caller>>,
-    client: Option<std::net::IpAddr>,
+    client: Option<crate::net::ClientNet>,
     transport: Transport,
 }
 

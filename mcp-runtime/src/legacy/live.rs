@@ -137,13 +137,20 @@ impl LiveSession {
 
 /// The live sessions of this process, by id.
 #[derive(Debug, Default)]
-pub(crate) struct LiveSessions(Mutex<HashMap<String, Arc<LiveSession>>>);
+pub(crate) struct LiveSessions(Mutex<Sessions>);
+
+#[derive(Debug, Default)]
+struct Sessions {
+    by_id: HashMap<String, Arc<LiveSession>>,
+    /// When idle ones were last looked for.
+    swept: Option<Instant>,
+}
 
 impl LiveSessions {
     /// The session's live state (made on first use in this process: a session created by
     /// another instance is served here too).
     pub(crate) fn get(&self, id: &str) -> Arc<LiveSession> {
-        let mut map = lock(&self.0);
+        let map = &mut lock(&self.0).by_id;
         let live = match map.get(id) {
             Some(live) => live.clone(),
             None => map
@@ -157,19 +164,27 @@ impl LiveSessions {
 
     /// The session's live state in this process, if it has one (neither made nor marked used).
     pub(crate) fn find(&self, id: &str) -> Option<Arc<LiveSession>> {
-        lock(&self.0).get(id).cloned()
+        lock(&self.0).by_id.get(id).cloned()
     }
 
-    /// A new session's live state; sessions idle for longer than `idle` are dropped.
+    /// A new session's live state; sessions idle for longer than `idle` are dropped, looked for
+    /// at most every eighth of `idle` and every second (looking at every live session, a lock
+    /// and a clock read each, on every `initialize` made opening a session cost more the more
+    /// sessions were open).
     pub(crate) fn create(&self, id: &str, idle: Duration) -> Arc<LiveSession> {
-        let mut map = lock(&self.0);
-        map.retain(|_, s| {
-            let keep = s.idle_for() <= idle && !s.ended.is_cancelled();
-            if !keep {
-                s.ended.cancel();
-            }
-            keep
-        });
+        let sessions = &mut *lock(&self.0);
+        let (map, swept) = (&mut sessions.by_id, &mut sessions.swept);
+        let every = (idle / 8).min(Duration::from_secs(1));
+        if swept.is_none_or(|at| at.elapsed() >= every) {
+            *swept = Some(Instant::now());
+            map.retain(|_, s| {
+                let keep = s.idle_for() <= idle && !s.ended.is_cancelled();
+                if !keep {
+                    s.ended.cancel();
+                }
+                keep
+            });
+        }
         let live = Arc::new(LiveSession::new());
         map.insert(id.to_owned(), live.clone());
         live
@@ -177,7 +192,7 @@ impl LiveSessions {
 
     /// Ends the session here: its requests are cancelled and its streams close.
     pub(crate) fn end(&self, id: &str) {
-        if let Some(live) = lock(&self.0).remove(id) {
+        if let Some(live) = lock(&self.0).by_id.remove(id) {
             live.ended.cancel();
         }
     }

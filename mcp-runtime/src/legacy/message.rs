@@ -30,7 +30,10 @@ impl Legacy {
         };
         match message {
             Incoming::Notification { method, params } => {
-                self.notified(&session, &live, &method, &params).await;
+                let initialized = session.initialized;
+                drop(session);
+                self.notified(sid, initialized, &live, &method, &params)
+                    .await;
                 Outcome::Nothing
             }
             Incoming::Response { id, message } => {
@@ -111,7 +114,7 @@ impl Legacy {
             )),
             "logging/setLevel" => Reply::Now(self.set_level(&session, id, params).await),
             "resources/subscribe" | "resources/unsubscribe" if d.config.resource_subscribe => {
-                self.subscribe(&session, id, method, params, caller.as_deref())
+                self.subscribe(&session, id, method, params, caller.as_ref())
                     .await
             }
             // The 2026 methods this session's protocol lacks (from the method table), and the

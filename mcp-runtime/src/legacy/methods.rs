@@ -11,7 +11,8 @@ use crate::context::Caller;
 use crate::error::McpError;
 use crate::protocol::{RequestId, codes};
 use bytes::Bytes;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+use std::sync::Arc;
 
 impl Legacy {
     /// `initialize`: a new session and its result, or the error response to send.
@@ -20,15 +21,10 @@ impl Legacy {
         id: &RequestId,
         params: &Params,
         caller: Option<&Caller>,
-        client: Option<std::net::IpAddr>,
+        client: Option<crate::net::ClientNet>,
     ) -> Result<Opened, Bytes> {
-        let params = params.map();
-        let requested = params.get("protocolVersion").and_then(Value::as_str);
-        let version = codec::negotiate(requested);
-        let capabilities = match params.get("capabilities") {
-            Some(Value::Object(c)) => Value::Object(c.clone()),
-            _ => Value::Object(Map::new()),
-        };
+        let params = params.initialize();
+        let version = codec::negotiate(params.version.as_deref());
         let Some(session_id) = new_session_id() else {
             return Err(codec::error(
                 Some(id),
@@ -36,48 +32,35 @@ impl Legacy {
                 "Internal error: no randomness for a session id",
             ));
         };
-        let mut session = SessionRecord::new(
-            session_id,
-            version,
-            capabilities,
-            params.get("clientInfo").cloned(),
-        );
+        let mut session =
+            SessionRecord::new(session_id, version, params.capabilities, params.client_info);
         session.owner = caller.map(|c| c.binding_key().to_string());
         session.share = crate::context::ShareKey::of(caller, client).map(|k| k.to_string());
         if let Err(e) = self.store.create(session.clone()).await {
             return Err(codec::error(Some(id), e.code(), e.message()));
         }
         let live = self.live.create(&session.id, self.options.idle);
-        let d = &self.dispatcher;
-        let mut result = json!({
-            "protocolVersion": version,
-            "capabilities": self.capabilities(),
-            "serverInfo": d.config.info.as_ref(),
-        });
-        if let Some(instructions) = &d.config.instructions {
-            result["instructions"] = Value::String(instructions.clone());
-        }
+        let response = codec::result_text(id, &self.initialize_result(version));
         Ok(Opened {
             session,
             live,
-            response: codec::result(id, result),
+            response,
         })
     }
 
-    /// A notification on a session.
+    /// A notification on the session `session`, whose record said `initialized` (the record
+    /// itself is not held: a change to a record held elsewhere copies it first).
     pub(super) async fn notified(
         &self,
-        session: &SessionRecord,
+        session: &str,
+        initialized: bool,
         live: &LiveSession,
         method: &str,
         params: &Params,
     ) {
         match method {
-            "notifications/initialized" if !session.initialized => {
-                let _ = self
-                    .store
-                    .update(&session.id, &|s| s.initialized = true)
-                    .await;
+            "notifications/initialized" if !initialized => {
+                let _ = self.store.update(session, &|s| s.initialized = true).await;
             }
             "notifications/cancelled" => {
                 if let Some(id) = params
@@ -153,7 +136,7 @@ impl Legacy {
         id: &RequestId,
         method: &str,
         params: &Params,
-        caller: Option<&Caller>,
+        caller: Option<&Arc<Caller>>,
     ) -> Reply {
         let refuse =
             |error: McpError| Reply::Now(crate::dispatch::Response::error(Some(id), &error).body);
@@ -173,7 +156,9 @@ impl Legacy {
         }
         let on = method == "resources/subscribe";
         if on {
-            if let Err(refusal) = self.dispatcher.read_refusal(uri, caller) {
+            // The scopes and custom checks `resources/read` of it asks: an update tells of what
+            // the resource holds.
+            if let Err(refusal) = self.dispatcher.follow_refusal(uri, caller).await {
                 return Reply::Refused(crate::dispatch::Response::error(Some(id), &refusal));
             }
             if !session.subscriptions.contains(uri) && !room_for(session, uri, limits) {
@@ -217,9 +202,30 @@ fn too_many_subscriptions(limits: &crate::config::Limits) -> McpError {
     ))
 }
 
-/// A session id: 128 random bits in hex (visible ASCII, as the transport requires).
+/// A session id: 128 random bits in hex (visible ASCII, as the transport requires), written
+/// digit by digit (a `format!` per byte cost ≈ 10k instructions a session).
 fn new_session_id() -> Option<String> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0u8; 16];
     getrandom::getrandom(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    let mut id = String::with_capacity(32);
+    for b in bytes {
+        id.push(char::from(HEX[usize::from(b >> 4)]));
+        id.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    Some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn session_ids_are_32_lowercase_hex_digits() {
+        let id = super::new_session_id().unwrap();
+        assert_eq!(id.len(), 32);
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
+        assert_ne!(super::new_session_id().unwrap(), id);
+    }
 }

@@ -41,4 +41,4 @@ pub(crate) use live::LiveSession;
 pub(crate) use outcome::{Inbound, Outcome, Reply, Unserved};
 pub use session::{MemorySessionStore, SessionChange, SessionRecord, SessionStore};
 pub(crate) use state::{Legacy, LegacyOptions, Unusable};
-pub(crate) use stream::{Next, StreamLog};
+pub(crate) use stream::{Next, Reader, StreamLog};

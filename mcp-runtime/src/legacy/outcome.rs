@@ -20,7 +20,7 @@ pub(crate) struct Inbound<'a> {
     /// Who sent it, when the transport authenticated the sender.
     pub(crate) caller: Option<Arc<Caller>>,
     /// The client's address, when the transport knows it (an anonymous caller's share).
-    pub(crate) client: Option<std::net::IpAddr>,
+    pub(crate) client: Option<crate::net::ClientNet>,
     /// The transport it came over.
     pub(crate) transport: Transport,
     /// Whether a request's response can carry requests to the client (HTTP: the client takes
@@ -78,7 +78,7 @@ pub(super) struct Request {
     /// Who sent it, when the transport authenticated the sender.
     pub(super) caller: Option<Arc<Caller>>,
     /// The client's address, when the transport knows it (an anonymous caller's share).
-    pub(super) client: Option<std::net::IpAddr>,
+    pub(super) client: Option<crate::net::ClientNet>,
     /// Whether its response can carry requests to the client.
     pub(super) back_channel: bool,
     /// The transport it came over.

@@ -182,7 +182,10 @@ impl MemorySessionStore {
         if sessions.len() >= self.capacity {
             return Err(McpError::busy("sessions", self.capacity));
         }
-        if let Some(share) = &session.share {
+        // Fewer sessions in all than a share holds: none of them can have filled one.
+        if let Some(share) = &session.share
+            && sessions.len() >= self.per_share
+        {
             // A scan bounded by the capacity (10,000 by default: tens of microseconds), and an
             // `initialize` is rare next to requests.
             let mut held = 0;

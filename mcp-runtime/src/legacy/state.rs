@@ -1,12 +1,14 @@
 //! The legacy side of a server: its options, its session store and the sessions' live state,
 //! and finding the session a message names.
 
+use super::codec::LEGACY_VERSIONS;
 use super::live::{LiveSession, LiveSessions};
 use super::session::{MemorySessionStore, SessionRecord, SessionStore};
 use crate::context::Caller;
 use crate::dispatch::Dispatcher;
-use serde_json::Value;
-use std::sync::Arc;
+use crate::registry::Registry;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 /// How legacy sessions are kept and bridged.
@@ -42,6 +44,19 @@ pub(crate) struct Legacy {
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) live: LiveSessions,
     pub(crate) options: LegacyOptions,
+    /// `initialize`'s results as written, while what is registered stays the same.
+    initialize_results: Mutex<InitializeResults>,
+}
+
+/// `initialize`'s result, written once per negotiated version for the registry snapshot it was
+/// written from (the capabilities follow what is registered; the rest is the server's
+/// settings), against a tree of `Value`s built and serialized for every session (BENCHMARKS.md,
+/// "The legacy codec"). The snapshot is held weakly: its allocation, not the registry, stays
+/// while it is named here, so another snapshot is never taken for it.
+#[derive(Default)]
+struct InitializeResults {
+    snapshot: Weak<Registry>,
+    by_version: [Option<Arc<str>>; LEGACY_VERSIONS.len()],
 }
 
 /// Why a session cannot be used.
@@ -64,6 +79,7 @@ impl Legacy {
             store,
             live: LiveSessions::default(),
             options,
+            initialize_results: Mutex::default(),
         }
     }
 
@@ -91,12 +107,58 @@ impl Legacy {
         caps
     }
 
+    /// `initialize`'s result for `version` (one of [`LEGACY_VERSIONS`]), as JSON.
+    pub(super) fn initialize_result(&self, version: &str) -> Arc<str> {
+        let registry = self.dispatcher.registry();
+        let mut cache = self
+            .initialize_results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if !std::ptr::eq(cache.snapshot.as_ptr(), Arc::as_ptr(&registry)) {
+            *cache = InitializeResults {
+                snapshot: Arc::downgrade(&registry),
+                by_version: Default::default(),
+            };
+        }
+        let at = LEGACY_VERSIONS
+            .iter()
+            .position(|v| *v == version)
+            .unwrap_or(0);
+        if let Some(written) = &cache.by_version[at] {
+            return written.clone();
+        }
+        let d = &self.dispatcher;
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": self.capabilities(),
+            "serverInfo": d.config.info.as_ref(),
+        });
+        if let Some(instructions) = &d.config.instructions {
+            result["instructions"] = Value::String(instructions.clone());
+        }
+        let written: Arc<str> = result.to_string().into();
+        cache.by_version[at] = Some(written.clone());
+        written
+    }
+
     /// The session `id`, for `caller`.
     pub(crate) async fn session(
         &self,
         id: &str,
         caller: Option<&Caller>,
     ) -> Result<(Arc<SessionRecord>, Arc<LiveSession>), Unusable> {
+        let session = self.record(id, caller).await?;
+        let live = self.live.get(id);
+        live.used_by(caller);
+        Ok((session, live))
+    }
+
+    /// The session `id`'s record, when `caller` may use it.
+    async fn record(
+        &self,
+        id: &str,
+        caller: Option<&Caller>,
+    ) -> Result<Arc<SessionRecord>, Unusable> {
         let session = match self.store.get(id).await {
             Ok(Some(session)) => session,
             Ok(None) => {
@@ -112,9 +174,7 @@ impl Legacy {
         {
             return Err(Unusable::Gone);
         }
-        let live = self.live.get(id);
-        live.used_by(caller);
-        Ok((session, live))
+        Ok(session)
     }
 
     /// Ends a session (HTTP DELETE); whether it was live.
@@ -124,6 +184,20 @@ impl Legacy {
             .end(id)
             .await
             .map_err(|e| Unusable::Store(e.message().to_owned()))
+    }
+
+    /// Ends the session `id` when `caller` may use it (HTTP DELETE): what [`session`]
+    /// then [`end`] do, without making its live state only to end it.
+    ///
+    /// [`session`]: Self::session
+    /// [`end`]: Self::end
+    pub(crate) async fn end_for(
+        &self,
+        id: &str,
+        caller: Option<&Caller>,
+    ) -> Result<bool, Unusable> {
+        self.record(id, caller).await?;
+        self.end(id).await
     }
 
     /// Whether the caller that uses `session` may read `uri` (updates of a resource it may

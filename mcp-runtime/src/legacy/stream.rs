@@ -62,26 +62,59 @@ impl StreamLog {
 
     /// Appends one message.
     pub(crate) fn push(&self, message: Bytes) {
+        self.append(Some(message), false);
+    }
+
+    /// Appends the last message, and ends the stream: readers see both at once (one that
+    /// waits for the first message, [`only_message`](Self::only_message), tells a stream of
+    /// one message from one with more).
+    pub(crate) fn finish(&self, last: Option<Bytes>) {
+        self.append(last, true);
+    }
+
+    fn append(&self, message: Option<Bytes>, finish: bool) {
         let mut kept = self.kept();
         if kept.finished_at.is_some() {
             return;
         }
-        let seq = self.state.borrow().last + 1;
-        kept.events.push_back((seq, message));
-        if kept.events.len() > KEPT {
-            kept.events.pop_front();
+        let mut seq = self.state.borrow().last;
+        if let Some(message) = message {
+            seq += 1;
+            kept.events.push_back((seq, message));
+            if kept.events.len() > KEPT {
+                kept.events.pop_front();
+            }
+        }
+        if finish {
+            kept.finished_at = Some(Instant::now());
         }
         drop(kept);
-        self.state.send_modify(|p| p.last = seq);
+        self.state.send_modify(|p| {
+            p.last = seq;
+            p.finished |= finish;
+        });
     }
 
-    /// Appends the last message, and ends the stream.
-    pub(crate) fn finish(&self, last: Option<Bytes>) {
-        if let Some(last) = last {
-            self.push(last);
+    /// Waits for the stream's first message: `Some` when the stream ended with it alone (a
+    /// request's response, nothing streamed before it), `None` when something came before its
+    /// end, it ended with nothing, or the server cut it (the client is to resume it).
+    pub(crate) async fn only_message(&self) -> Option<Bytes> {
+        let mut state = self.state.subscribe();
+        loop {
+            let now = *state.borrow_and_update();
+            if now.cuts > 0 {
+                return None;
+            }
+            if now.last > 0 || now.finished {
+                if !(now.finished && now.last == 1) {
+                    return None;
+                }
+                return self.kept().events.front().map(|(_, m)| m.clone());
+            }
+            if state.changed().await.is_err() {
+                return None;
+            }
         }
-        self.kept().finished_at.get_or_insert_with(Instant::now);
-        self.state.send_modify(|p| p.finished = true);
     }
 
     /// Ends the connections reading it now; the stream itself goes on.
@@ -181,5 +214,26 @@ mod tests {
             vec![2, 3]
         );
         assert!(matches!(resumed.next(&log).await, Next::End));
+    }
+
+    #[tokio::test]
+    async fn a_stream_of_its_response_alone_is_told_from_one_with_more() {
+        let log = std::sync::Arc::new(StreamLog::new(1));
+        let waiting = tokio::spawn({
+            let log = log.clone();
+            async move { log.only_message().await }
+        });
+        tokio::task::yield_now().await;
+        log.finish(Some(Bytes::from_static(b"response")));
+        assert_eq!(waiting.await.unwrap().as_deref(), Some(&b"response"[..]));
+
+        let log = StreamLog::new(2);
+        log.push(Bytes::from_static(b"progress"));
+        log.finish(Some(Bytes::from_static(b"response")));
+        assert_eq!(log.only_message().await, None);
+
+        let cancelled = StreamLog::new(3);
+        cancelled.finish(None);
+        assert_eq!(cancelled.only_message().await, None);
     }
 }

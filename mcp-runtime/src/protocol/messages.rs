@@ -3,8 +3,8 @@
 //! notifications. Tools, resources and prompts have files of their own.
 
 use super::{
-    Implementation, NotificationMeta, ProgressToken, RequestId, RequestMeta, ResultMeta,
-    ServerCapabilities,
+    Implementation, NotificationMeta, ParamStrings, ProgressToken, RequestId, RequestMeta,
+    ResultMeta, ServerCapabilities, VisitString,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -54,6 +54,15 @@ pub struct PaginatedRequestParams {
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for PaginatedRequestParams {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let PaginatedRequestParams { cursor, meta: _ } = self;
+        cursor
+            .as_deref()
+            .map_or(Ok(()), |cursor| visit("cursor", cursor))
+    }
 }
 
 /// `server/discover` result.
@@ -140,6 +149,29 @@ pub struct CompleteRequestParams {
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for CompleteRequestParams {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        // `context` holds the values of the other arguments: arguments, left out.
+        let CompleteRequestParams {
+            reference,
+            argument: CompletionArgument { name, value },
+            context: _,
+            meta: _,
+        } = self;
+        match reference {
+            CompletionReference::Prompt { name, title } => {
+                visit("prompt name", name)?;
+                if let Some(title) = title {
+                    visit("prompt title", title)?;
+                }
+            }
+            CompletionReference::Resource { uri } => visit("resource template URI", uri)?,
+        }
+        visit("argument name", name)?;
+        visit("completion value", value)
+    }
 }
 
 /// The completion values.
@@ -270,6 +302,31 @@ pub struct SubscriptionsListenRequestParams {
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for SubscriptionsListenRequestParams {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        // `other`: extension members this server neither reads nor keeps.
+        let SubscriptionsListenRequestParams {
+            notifications:
+                SubscriptionFilter {
+                    tools_list_changed: _,
+                    prompts_list_changed: _,
+                    resources_list_changed: _,
+                    resource_subscriptions,
+                    task_ids,
+                    other: _,
+                },
+            meta: _,
+        } = self;
+        for uri in resource_subscriptions.iter().flatten() {
+            visit("resource URI in `resourceSubscriptions`", uri)?;
+        }
+        for id in task_ids.iter().flatten() {
+            visit("task id in `taskIds`", id)?;
+        }
+        Ok(())
+    }
 }
 
 /// `notifications/subscriptions/acknowledged` params.

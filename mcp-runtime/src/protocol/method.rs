@@ -46,7 +46,9 @@ impl NamedBy {
 /// Three readers expand it: `method_facts` below (the [`Method`] enum and its facts),
 /// `client_params` in `request.rs` (the typed [`ClientParams`](super::ClientParams)) and the
 /// params reader of `dispatch::decode`. A new method is one row here, plus the arms the
-/// compiler then asks for where a `match` names the family that serves it.
+/// compiler then asks for where a `match` names the family that serves it. Every params type
+/// a row names implements [`ParamStrings`]: `client_params` calls it for its variant, so a row
+/// whose type does not is a compile error (and its strings cannot escape the length limit).
 macro_rules! for_each_method {
     ($then:ident) => {
         $then! {
@@ -118,6 +120,26 @@ macro_rules! for_each_method {
     };
 }
 pub(crate) use for_each_method;
+
+/// A visitor of the strings of request params: called with each string's short name for an
+/// error message ("tool name", "cursor", …) and the string; an error stops the walk.
+pub(crate) trait VisitString<E>: FnMut(&'static str, &str) -> Result<(), E> {}
+
+impl<E, F: FnMut(&'static str, &str) -> Result<(), E>> VisitString<E> for F {}
+
+/// The strings of a params type that name or point at something (names, URIs, cursors, task
+/// ids, completion values), which `dispatch::limits` holds to `Limits::string_bytes`.
+///
+/// Every params type of the method table implements it. Each impl takes its type apart member
+/// by member, so a member added later does not compile until its impl says whether it is
+/// visited. Left out everywhere: arguments, `_meta` and `inputResponses` (values with limits
+/// of their own: depth, the body's size) and `requestState` (held to `Limits::state_bytes`
+/// when it is opened).
+pub(crate) trait ParamStrings {
+    /// Calls `visit` on each string, in the order the type declares them, until it fails.
+    /// An impl neither allocates nor reads arguments: `tools/call` runs it on every request.
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E>;
+}
 
 /// Writes [`Method`] and its facts from the table.
 macro_rules! method_facts {

@@ -1,7 +1,8 @@
 //! Prompts: the listing (`prompts/list`) and a rendering (`prompts/get` params and result).
 
 use super::{
-    CacheScope, Content, Icon, RawInputResponses, RequestMeta, ResultMeta, ResultType, Role,
+    CacheScope, Content, Icon, ParamStrings, RawInputResponses, RequestMeta, ResultMeta,
+    ResultType, Role, VisitString,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -98,6 +99,19 @@ pub struct GetPromptRequestParams<'a> {
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for GetPromptRequestParams<'_> {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let GetPromptRequestParams {
+            name,
+            arguments: _,
+            input_responses: _,
+            request_state: _,
+            meta: _,
+        } = self;
+        visit("prompt name", name)
+    }
 }
 
 /// One message of a prompt.

@@ -46,6 +46,12 @@ pub struct ClientRequest<'a> {
 
 /// Writes [`ClientParams`] and the method of each of its variants from the method table.
 macro_rules! client_params {
+    // A variant's pattern and its strings, by whether the row names a params type (`$p` and
+    // `$visit` come from the caller, so that the pattern's binding is the arm's).
+    (@pattern none $variant:ident $p:ident) => { ClientParams::$variant };
+    (@pattern $kind:ident $variant:ident $p:ident) => { ClientParams::$variant($p) };
+    (@visit none $p:ident $visit:ident) => { Ok(()) };
+    (@visit $kind:ident $p:ident $visit:ident) => { ParamStrings::visit_strings($p, $visit) };
     ($( $(#[$doc:meta])* $variant:ident = $name:literal, params: $params:ident $(($ty:ty))?, facts: $facts:tt; )*) => {
         /// The params of a request, one variant per method, and what the server answers without
         /// reading them: a known method with malformed params, an unknown method.
@@ -92,6 +98,18 @@ macro_rules! client_params {
                     ClientParams::Malformed { method, .. } => *method,
                     ClientParams::Unknown { method, .. } => return Err(method),
                 })
+            }
+
+            /// Calls `visit` on each string the params name things with ([`ParamStrings`]), for
+            /// the length limit. Params not read (malformed, of an unknown method) have none.
+            pub(crate) fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+                match self {
+                    $(
+                        client_params!(@pattern $params $variant p) =>
+                            client_params!(@visit $params p visit),
+                    )*
+                    ClientParams::Malformed { .. } | ClientParams::Unknown { .. } => Ok(()),
+                }
             }
         }
     };

@@ -2,8 +2,8 @@
 //! (`resources/read` params and result).
 
 use super::{
-    CacheScope, RawInputResponses, RequestMeta, Resource, ResourceContents, ResourceTemplate,
-    ResultMeta, ResultType,
+    CacheScope, ParamStrings, RawInputResponses, RequestMeta, Resource, ResourceContents,
+    ResourceTemplate, ResultMeta, ResultType, VisitString,
 };
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +65,18 @@ pub struct ReadResourceRequestParams<'a> {
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for ReadResourceRequestParams<'_> {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let ReadResourceRequestParams {
+            uri,
+            input_responses: _,
+            request_state: _,
+            meta: _,
+        } = self;
+        visit("resource URI", uri)
+    }
 }
 
 /// `resources/read` complete result.

@@ -1,7 +1,7 @@
 //! The Skills extension (`io.modelcontextprotocol/skills`, SEP-2640): `skills/list`,
 //! `skills/get`, `resources/directory/read`, and the skill entry both list and get answer with.
 
-use super::{RequestMeta, Resource, ResultType};
+use super::{ParamStrings, RequestMeta, Resource, ResultType, VisitString};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -28,6 +28,13 @@ pub struct GetSkillRequestParams {
     pub meta: Option<Box<RequestMeta>>,
 }
 
+impl ParamStrings for GetSkillRequestParams {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let GetSkillRequestParams { uri, meta: _ } = self;
+        visit("skill URI", uri)
+    }
+}
+
 /// `resources/directory/read` params.
 ///
 /// ```
@@ -47,6 +54,20 @@ pub struct ReadDirectoryRequestParams {
     /// Per-request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for ReadDirectoryRequestParams {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let ReadDirectoryRequestParams {
+            uri,
+            cursor,
+            meta: _,
+        } = self;
+        visit("directory URI", uri)?;
+        cursor
+            .as_deref()
+            .map_or(Ok(()), |cursor| visit("cursor", cursor))
+    }
 }
 
 /// One file of a skill: its URI, digest and size.

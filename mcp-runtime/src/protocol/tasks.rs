@@ -1,7 +1,10 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`): a `tools/call` answered with a task
 //! handle, and the `tasks/*` methods that poll, answer and cancel it.
 
-use super::{ErrorObject, InputRequests, RawInputResponses, RequestMeta, ResultMeta, ResultType};
+use super::{
+    ErrorObject, InputRequests, ParamStrings, RawInputResponses, RequestMeta, ResultMeta,
+    ResultType, VisitString,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -229,6 +232,13 @@ pub struct TaskIdParams {
     pub meta: Option<Box<RequestMeta>>,
 }
 
+impl ParamStrings for TaskIdParams {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let TaskIdParams { task_id, meta: _ } = self;
+        visit("task id", task_id)
+    }
+}
+
 /// `tasks/update` params: answers to the task's outstanding input requests.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -242,6 +252,17 @@ pub struct UpdateTaskParams<'a> {
     /// Per-request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for UpdateTaskParams<'_> {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let UpdateTaskParams {
+            task_id,
+            input_responses: _,
+            meta: _,
+        } = self;
+        visit("task id", task_id)
+    }
 }
 
 /// The acknowledgement of `tasks/update` and `tasks/cancel`: `{"resultType": "complete"}`.

@@ -1,6 +1,9 @@
 //! Tools: the listing (`tools/list`) and a call (`tools/call` params and result).
 
-use super::{CacheScope, Content, Icon, RawInputResponses, RequestMeta, ResultMeta, ResultType};
+use super::{
+    CacheScope, Content, Icon, ParamStrings, RawInputResponses, RequestMeta, ResultMeta,
+    ResultType, VisitString,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -111,6 +114,19 @@ pub struct CallToolRequestParams<'a> {
     /// Per-request metadata (boxed: it is large, and a request moves several times).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RequestMeta>>,
+}
+
+impl ParamStrings for CallToolRequestParams<'_> {
+    fn visit_strings<E>(&self, visit: &mut impl VisitString<E>) -> Result<(), E> {
+        let CallToolRequestParams {
+            name,
+            arguments: _,
+            input_responses: _,
+            request_state: _,
+            meta: _,
+        } = self;
+        visit("tool name", name)
+    }
 }
 
 /// `tools/call` complete result.

@@ -537,6 +537,7 @@ impl ServerBuilder {
             changes,
             tasks,
             shutdown: CancellationToken::new(),
+            halt: CancellationToken::new(),
             sealer,
             policy: self.policy,
             requests: Slots::new(

@@ -50,6 +50,9 @@ pub(crate) struct SkillData {
     pub(crate) uri: String,
     /// Its entry, as `skills/list` and `skills/get` answer it.
     pub(crate) entry: Box<RawValue>,
+    /// Where the list of files starts in `entry` (what comes before it is kept when a
+    /// caller is shown fewer files); `None` when the entry could not be written.
+    resources_at: Option<usize>,
     /// Its files, `SKILL.md` first.
     pub(crate) files: Vec<SkillFileData>,
     /// The folders below its own.
@@ -96,13 +99,14 @@ impl SkillData {
                 }
             })
             .collect();
-        let entry = entry_json(&uri, frontmatter_json, &files);
+        let (entry, resources_at) = entry_json(&uri, frontmatter_json, &files);
         SkillData {
             path: path.to_owned(),
             name: name.to_owned(),
             description: description.to_owned(),
             uri,
             entry,
+            resources_at,
             files,
             dirs,
         }
@@ -117,34 +121,78 @@ impl SkillData {
     pub(crate) fn subdir_uri(&self, rel: &str) -> String {
         rules::uri(&self.path, rel)
     }
+
+    /// Its entry without the files inside the folders `hidden` (paths below its own folder,
+    /// as on disk): what a caller who may not read the skills nested there is shown.
+    pub(crate) fn entry_without(&self, hidden: &[&str]) -> String {
+        let entry = self.entry.get();
+        // Without a list of files (the entry could not be written) there is nothing to leave out.
+        let Some(head) = self.resources_at.and_then(|at| entry.get(..at)) else {
+            return entry.to_owned();
+        };
+        let inside = |rel: &str| {
+            hidden
+                .iter()
+                .any(|folder| rel.strip_prefix(folder).is_some_and(|r| r.starts_with('/')))
+        };
+        let mut out = String::with_capacity(entry.len());
+        out.push_str(head);
+        let shown = self.files.iter().filter(|f| !inside(&f.rel));
+        for (i, f) in shown.enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_file(&mut out, f);
+        }
+        out.push_str("]}");
+        out
+    }
 }
 
-/// `{"uri":…,"frontmatter":…,"resources":[{"uri":…,"digest":…,"size":…},…]}`, written once.
-fn entry_json(uri: &str, frontmatter_json: &str, files: &[SkillFileData]) -> Box<RawValue> {
-    let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// `{"uri":…,"digest":…,"size":…}`: one file in an entry.
+fn push_file(out: &mut String, f: &SkillFileData) {
+    out.push_str("{\"uri\":");
+    out.push_str(&json_string(&f.uri));
+    out.push_str(",\"digest\":");
+    out.push_str(&json_string(&f.digest));
+    out.push_str(",\"size\":");
+    out.push_str(&f.size.to_string());
+    out.push('}');
+}
+
+/// `{"uri":…,"frontmatter":…,"resources":[{"uri":…,"digest":…,"size":…},…]}`, written once,
+/// and where its list of files starts.
+fn entry_json(
+    uri: &str,
+    frontmatter_json: &str,
+    files: &[SkillFileData],
+) -> (Box<RawValue>, Option<usize>) {
     let mut out = String::with_capacity(frontmatter_json.len() + 64 + files.len() * 128);
     out.push_str("{\"uri\":");
-    out.push_str(&string(uri));
+    out.push_str(&json_string(uri));
     out.push_str(",\"frontmatter\":");
     out.push_str(frontmatter_json);
     out.push_str(",\"resources\":[");
+    let resources_at = out.len();
     for (i, f) in files.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str("{\"uri\":");
-        out.push_str(&string(&f.uri));
-        out.push_str(",\"digest\":");
-        out.push_str(&string(&f.digest));
-        out.push_str(",\"size\":");
-        out.push_str(&f.size.to_string());
-        out.push('}');
+        push_file(&mut out, f);
     }
     out.push_str("]}");
-    RawValue::from_string(out).unwrap_or_else(|_| {
+    match RawValue::from_string(out) {
+        Ok(entry) => (entry, Some(resources_at)),
         // The frontmatter is JSON written by mcp-runtime-skills; keep a valid value regardless.
-        RawValue::from_string("{}".to_owned()).unwrap_or_default()
-    })
+        Err(_) => (
+            RawValue::from_string("{}".to_owned()).unwrap_or_default(),
+            None,
+        ),
+    }
 }
 
 /// The skills of the folder `root`, read now (startup, or a watched folder's change).

@@ -74,6 +74,8 @@ where
     dispatcher.shutdown.cancel();
     // The connection holds the output's senders: the writer ends once they are all gone.
     connection.finish().await;
+    // Nobody is left to ask about tasks still running.
+    dispatcher.halt.cancel();
     writer.await.unwrap_or(Ok(()))
 }
 

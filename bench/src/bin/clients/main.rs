@@ -3,10 +3,13 @@
 //! doing the same with no framework, measured in the same run. Everything runs on loopback,
 //! bounded in count and time.
 //!
-//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory|leak] [--rounds 5]
+//! Usage: `mcp-bench-clients [--streams 100,1000,10000] [--seconds 5] [--only fanout|memory|leak|distinct] [--rounds 5]
 //! [--front PORT --touch PORT]` (build with
 //! `cargo build --release -p mcp-bench --bins`; `bash bench/run.sh --clients` runs it). Prints
-//! a Markdown report, and each target as met or missed.
+//! a Markdown report, and each target as met or missed. `--only distinct`: the most streams of
+//! `--streams` on one server with the default limits but for the listen streams, each stream
+//! from a loopback address of its own (127.0.x.y), then the fan-out of one change to all of
+//! them (`--serve ADDR --listen-streams N` is that server: this binary started again).
 
 mod server;
 mod wire;
@@ -33,6 +36,10 @@ fn verdict(met: bool) -> &'static str {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), String> {
     let files = mcp_bench::raise_file_limit();
+    if let Some(addr) = arg("--serve") {
+        let streams = arg("--listen-streams").and_then(|v| v.parse().ok());
+        return server::serve(&addr, streams.unwrap_or(12_000)).await;
+    }
     let counts: Vec<usize> = arg("--streams")
         .unwrap_or_else(|| "100,1000,10000".into())
         .split(',')
@@ -59,6 +66,10 @@ async fn main() -> Result<(), String> {
             "{most} streams: raw axum {floor:.2} KiB per stream (hyper HTTP/1 directly {http1:.2}), ours {per:.2}"
         );
         return Ok(());
+    }
+    if arg("--only").as_deref() == Some("distinct") {
+        let rounds = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(5);
+        return distinct(most, rounds).await;
     }
     if arg("--only").as_deref() == Some("leak") {
         // Only ours' five rounds of opening and closing streams.
@@ -376,6 +387,71 @@ async fn main() -> Result<(), String> {
             rss_storm.saturating_sub(rss_before) < 64 * 1024
                 && p99_storm.as_secs_f64() <= 3.0 * p99_calm.as_secs_f64().max(0.002)
         )
+    );
+    Ok(())
+}
+
+/// `n` listen streams on one server, each from a loopback address of its own, against the
+/// default limits but for the listen streams (`Limits::listen_streams`, a fifth above `n`):
+/// all acknowledged; for contrast, one address's share of the default limits meanwhile; then
+/// one change fanned out to all of them, `rounds` times; then the same from raw axum.
+async fn distinct(n: usize, rounds: usize) -> Result<(), String> {
+    let limit = n + n / 5;
+    let server = Server::start(Kind::Listen(limit))?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss_before = server.rss();
+    let started = Instant::now();
+    let streams = open_streams_from(server.port, n, |i| Some(own_address(i))).await?;
+    let opened = started.elapsed();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let rss = server.rss();
+    println!(
+        "## {n} listen streams, each from its own loopback address (127.0.1.1 … {})\n",
+        own_address(n - 1)
+    );
+    println!(
+        "server: the default limits but `Limits::listen_streams({limit})` (one caller's share of \
+         streams: the default 16); open-file limit {}\n",
+        mcp_bench::raise_file_limit()
+    );
+    println!(
+        "- opened and acknowledged: {} of {n} in {} ms (200 at a time)",
+        streams.len(),
+        opened.as_millis()
+    );
+    println!(
+        "- server RSS {rss_before} KiB before, {rss} KiB with them: {:.1} KiB per stream",
+        rss.saturating_sub(rss_before) as f64 / n as f64
+    );
+    // For contrast, while they are open: one address's share, 20 streams from 127.0.0.1.
+    let req = http(server.port, &listen_request(), false);
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for _ in 0..20 {
+        match open_stream(server.port, &req).await {
+            Ok(s) => held.push(s),
+            Err(e) if e.to_string().contains(" 503 ") => refused += 1,
+            Err(e) => return Err(format!("one address's streams: {e}")),
+        }
+    }
+    println!(
+        "- for contrast, 20 streams from one address (127.0.0.1): {} acknowledged, {refused} refused with 503",
+        held.len()
+    );
+    drop(held);
+    let (latencies, per_round) = fan_out(server.port, streams, rounds).await?;
+    println!(
+        "- one change (`touch` sent → `resources/updated` read on every stream), {rounds} rounds: {}",
+        spread(&latencies, &per_round)
+    );
+    drop(server);
+    // The floor: raw axum fanning the change out to the same streams from the same addresses.
+    let floor = Server::start(Kind::FanoutFloor)?;
+    let streams = open_streams_from(floor.port, n, |i| Some(own_address(i))).await?;
+    let (latencies, per_round) = fan_out(floor.port, streams, rounds).await?;
+    println!(
+        "- raw axum (`mcp-bench-baseline --fanout`), the same {n} addresses: {}",
+        spread(&latencies, &per_round)
     );
     Ok(())
 }

@@ -1,6 +1,9 @@
-//! The servers measured: ours, raw axum, and raw axum that also fans changes out.
+//! The servers measured: ours, raw axum, and raw axum that also fans changes out; and
+//! `--serve`, ours with the default limits but for the listen streams (this binary started
+//! again).
 
-use mcp_bench::add_call;
+use mcp_bench::{add_call, touch_call};
+use mcp_runtime::{Change, ChangeBus};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -13,6 +16,9 @@ pub(crate) enum Kind {
     FanoutFloor,
     /// The baseline with `--http1`: hyper's HTTP/1 connection instead of `axum::serve`.
     Http1Floor,
+    /// Ours with the default [`mcp_runtime::Limits`] but for this many listen streams
+    /// ([`serve`]): each client gets the default share.
+    Listen(usize),
 }
 
 pub(crate) struct Server {
@@ -49,6 +55,11 @@ impl Server {
                     c
                 }
             },
+            Kind::Listen(streams) => {
+                let mut c = Command::new(std::env::current_exe().map_err(|e| e.to_string())?);
+                c.args(["--serve", &addr, "--listen-streams", &streams.to_string()]);
+                c
+            }
             Kind::Baseline | Kind::FanoutFloor | Kind::Http1Floor => {
                 let mut c = Command::new(dir.join("mcp-bench-baseline"));
                 c.args(["--addr", &addr]);
@@ -67,8 +78,12 @@ impl Server {
             .map_err(|e| format!("{kind:?}: {e}"))?;
         let server = Server { child, port };
         let deadline = Instant::now() + Duration::from_secs(120);
+        let probe = match kind {
+            Kind::Listen(_) => touch_call(),
+            _ => add_call(false),
+        };
         while Instant::now() < deadline {
-            if let Ok(r) = mcp_bench::client::once(port, &add_call(false))
+            if let Ok(r) = mcp_bench::client::once(port, &probe)
                 && r.status == 200
             {
                 return Ok(server);
@@ -109,4 +124,38 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `mcp-bench-clients --serve ADDR --listen-streams N`: a server with the default limits but
+/// `N` listen streams at once (the default share of one caller, 16, stays), resource
+/// subscriptions on, `config://service` and `touch` (announces it updated), until killed.
+pub(crate) async fn serve(addr: &str, listen_streams: usize) -> Result<(), String> {
+    let bus = mcp_runtime::LocalBus::new(4096);
+    let touch_bus = bus.clone();
+    let server = mcp_runtime::Server::builder()
+        .name("listen-server")
+        .version("1.0.0")
+        .resource_subscriptions(true)
+        .change_bus(bus)
+        .limits(mcp_runtime::Limits::default().listen_streams(listen_streams))
+        .tool(
+            mcp_runtime::Tool::new("touch")
+                .description("Announce that config://service changed.")
+                .handler(move |_: mcp_runtime::NoArguments, _cx| {
+                    touch_bus.publish(Change::ResourceUpdated("config://service".into()));
+                    async { "touched" }
+                }),
+        )
+        .resource(
+            mcp_runtime::Resource::new("config://service", "service")
+                .mime_type("application/json")
+                .handler(|_read| async { "{}" }),
+        )
+        .build()
+        .map_err(|e| e.to_string())?;
+    let listener = mcp_bench::listen(addr).await.map_err(|e| e.to_string())?;
+    server
+        .serve(listener, mcp_runtime::HttpOptions::default())
+        .await
+        .map_err(|e| e.to_string())
 }

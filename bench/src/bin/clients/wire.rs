@@ -3,6 +3,7 @@
 
 use crate::server::{Kind, Server};
 use mcp_bench::{Request, add_call, heap_call, listen_request, mrtr_retry, touch_call};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -34,32 +35,78 @@ pub(crate) fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 /// Opens a listen stream and waits for its acknowledgement.
 pub(crate) async fn open_stream(port: u16, req: &[u8]) -> std::io::Result<TcpStream> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).await?;
+    open_stream_from(None, port, req).await
+}
+
+/// [`open_stream`] from the loopback address `from` (127.0.x.y) when given: a client of its
+/// own, as the server's shares see it.
+pub(crate) async fn open_stream_from(
+    from: Option<Ipv4Addr>,
+    port: u16,
+    req: &[u8],
+) -> std::io::Result<TcpStream> {
+    let mut s = connect_from(from, port).await?;
     s.set_nodelay(true)?;
     s.write_all(req).await?;
     let mut seen = Vec::new();
     let mut buf = [0u8; 2048];
     while !contains(&seen, b"acknowledged") {
-        let n = s.read(&mut buf).await?;
+        // Refused (a 503 and its JSON error): no acknowledgement will come.
+        let refused = contains(&seen, b"\r\n\r\n") && !seen.starts_with(b"HTTP/1.1 200");
+        let n = match refused {
+            true => 0,
+            false => s.read(&mut buf).await?,
+        };
         if n == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
+            return Err(std::io::Error::other(format!(
+                "no acknowledgement: {}",
+                String::from_utf8_lossy(&seen[..seen.len().min(300)])
+            )));
         }
         seen.extend_from_slice(&buf[..n]);
     }
     Ok(s)
 }
 
+/// A connection to 127.0.0.1:`port`, from the address `from` when given.
+async fn connect_from(from: Option<Ipv4Addr>, port: u16) -> std::io::Result<TcpStream> {
+    let Some(from) = from else {
+        return TcpStream::connect(("127.0.0.1", port)).await;
+    };
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::from((from, 0)))?;
+    socket
+        .connect(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+        .await
+}
+
+/// The loopback address of client `i` (from 0): 127.0.1.1, 127.0.1.2, … 127.0.1.250,
+/// 127.0.2.1, …: 63,500 clients before 127.0.255.x (the whole of 127/8 is loopback on Linux).
+pub(crate) fn own_address(i: usize) -> Ipv4Addr {
+    Ipv4Addr::new(127, 0, (1 + i / 250) as u8, (1 + i % 250) as u8)
+}
+
 /// Opens `n` listen streams, 200 at a time.
 pub(crate) async fn open_streams(port: u16, n: usize) -> Result<Vec<TcpStream>, String> {
+    open_streams_from(port, n, |_| None).await
+}
+
+/// [`open_streams`], stream `i` from the address `from(i)` when it gives one.
+pub(crate) async fn open_streams_from(
+    port: u16,
+    n: usize,
+    from: fn(usize) -> Option<Ipv4Addr>,
+) -> Result<Vec<TcpStream>, String> {
     let req = Arc::new(http(port, &listen_request(), false));
     let mut streams = Vec::with_capacity(n);
     let mut left = n;
     while left > 0 {
         let batch = left.min(200);
         let mut set = tokio::task::JoinSet::new();
-        for _ in 0..batch {
+        for k in 0..batch {
             let req = req.clone();
-            set.spawn(async move { open_stream(port, &req).await });
+            let from = from(streams.len() + k);
+            set.spawn(async move { open_stream_from(from, port, &req).await });
         }
         while let Some(r) = set.join_next().await {
             streams.push(

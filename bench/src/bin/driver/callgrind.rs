@@ -1,7 +1,7 @@
 //! Instructions per request under `valgrind --tool=callgrind`.
 
 use super::Opts;
-use super::cases::{Case, correct, prepare};
+use super::cases::{Case, SESSION, SessionConn, correct, prepare};
 use super::process::{Pinning, have, start, stop};
 use super::report::selected;
 use mcp_bench::client;
@@ -25,6 +25,10 @@ pub(crate) fn callgrind_run(case: &Case, calls: usize, dir: &Path) -> Result<u64
     };
     let (child, port, _) = start(case, &none, &prefix, Duration::from_secs(600))?;
     let result = (|| {
+        if case.key == SESSION.key {
+            let mut conn = SessionConn::connect(port)?;
+            return (0..calls).try_for_each(|_| conn.iteration());
+        }
         let reqs = prepare(case, port)?;
         let mut conn = client::Conn::connect(port).map_err(|e| e.to_string())?;
         for i in 0..calls {
@@ -76,7 +80,7 @@ pub(crate) fn callgrind(opts: &Opts) -> Result<String, String> {
     );
     let _ = writeln!(out, "|---|---:|---:|---:|");
     let mut per: BTreeMap<&str, f64> = BTreeMap::new();
-    for case in selected(opts) {
+    for case in with_session(selected(opts), opts) {
         let lo = callgrind_run(&case, opts.calls / 5, &dir)?;
         let hi = callgrind_run(&case, opts.calls + opts.calls / 5, &dir)?;
         let v = hi.saturating_sub(lo) as f64 / opts.calls as f64;
@@ -86,9 +90,15 @@ pub(crate) fn callgrind(opts: &Opts) -> Result<String, String> {
             per.get(k)
                 .map_or("–".to_owned(), |b| format!("{:.2}", v / b))
         };
+        // `session` counts a whole session (four requests) as one.
+        let per_what = if case.key == SESSION.key {
+            " (a session: 4 requests)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "| `{}` | {v:.0} | {} | {} |",
+            "| `{}`{per_what} | {v:.0} | {} | {} |",
             case.key,
             r("baseline"),
             r("call")
@@ -98,4 +108,21 @@ pub(crate) fn callgrind(opts: &Opts) -> Result<String, String> {
         let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(out)
+}
+
+/// The cases with `session` (callgrind only) added after `legacy`, or last: by default, or when
+/// `--only` names it.
+fn with_session(mut cases: Vec<Case>, opts: &Opts) -> Vec<Case> {
+    if opts
+        .only
+        .as_ref()
+        .is_none_or(|only| only.iter().any(|k| k == SESSION.key))
+    {
+        let at = cases
+            .iter()
+            .position(|c| c.key == "legacy")
+            .map_or(cases.len(), |i| i + 1);
+        cases.insert(at, SESSION);
+    }
+    cases
 }

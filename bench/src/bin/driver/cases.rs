@@ -6,6 +6,10 @@ use mcp_bench::{
     resource_read, skill_file_read, skills_list, tasks_get, tools_list,
 };
 
+#[path = "session.rs"]
+mod session;
+pub(crate) use session::SessionConn;
+
 /// Which server a case runs against.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
@@ -152,12 +156,25 @@ pub(crate) const CASES: [Case; 19] = [
     },
 ];
 
+/// The callgrind table's `session` case (not a wrk case: each iteration needs the session id
+/// its `initialize` was answered with, and ends with a DELETE): a 2025-11-25 session opened and
+/// closed per iteration, [`SessionConn::iteration`]; its server is the plain study server,
+/// probed with a 2026 `tools/call`.
+pub(crate) const SESSION: Case = Case {
+    key: "session",
+    what: "ours, a 2025-11-25 session per iteration: initialize, notifications/initialized, tools/call add, DELETE",
+    kind: Kind::Ours {
+        fill: 0,
+        validate: false,
+    },
+};
+
 /// Distinct tokens the `call-auth-first` case sends (more than any run's requests).
 const FIRST_SIGHTS: usize = 6000;
 
 /// The case whose requests and answers a case shares (`call-fmt` sends what `call` sends).
 fn base(key: &str) -> &str {
-    if key.starts_with("call-") {
+    if key.starts_with("call-") || key == SESSION.key {
         "call"
     } else {
         key

@@ -5,6 +5,7 @@
 use super::tasks::{self, declares_tasks, tasks_not_declared};
 use crate::bus::Change;
 use crate::context::{Notifier, RequestContext, Sent};
+use crate::dispatch::authorize;
 use crate::dispatch::dispatcher::Dispatcher;
 use crate::dispatch::encode::Response;
 use crate::dispatch::metrics::ListenStream;
@@ -142,6 +143,8 @@ async fn listen(
         other: Map::new(),
     };
     let notifier = cx.inner.notifier.clone();
+    let caller = cx.inner.caller.as_ref();
+    let mut followed = Followed::default();
     notifier.send(
         "notifications/subscriptions/acknowledged",
         &SubscriptionsAcknowledgedParams {
@@ -201,9 +204,13 @@ async fn listen(
             Some(Err(RecvError::Closed)) => break,
         };
         let Some(change) = change else {
-            match resync(&honoured, &framed, &notifier, |uri| {
-                d.may_read(uri, cx.caller())
-            }) {
+            let mut allowed = Vec::new();
+            for uri in honoured.resource_subscriptions.iter().flatten() {
+                if followed.may(d, uri, caller).await {
+                    allowed.push(uri.as_str());
+                }
+            }
+            match resync(&honoured, &framed, &notifier, |uri| allowed.contains(&uri)) {
                 Sent::Queued => continue,
                 Sent::Gone => break,
                 Sent::Full => return Err(fell_behind(d.config.limits.notification_queue)),
@@ -233,10 +240,11 @@ async fn listen(
                     _ => Sent::Queued,
                 }
             }
-            Change::ResourceUpdated(uri)
-                if subscribed(&honoured, &uri) && d.may_read(&uri, cx.caller()) =>
-            {
-                notifier.deliver_with(|| Some(framed.resource_updated(&uri)))
+            Change::ResourceUpdated(uri) if subscribed(&honoured, &uri) => {
+                match followed.may(d, &uri, caller).await {
+                    true => notifier.deliver_with(|| Some(framed.resource_updated(&uri))),
+                    false => Sent::Queued,
+                }
             }
             _ => Sent::Queued,
         };
@@ -254,6 +262,35 @@ async fn listen(
             meta: ResultMeta::subscription(id.clone()),
         },
     ))
+}
+
+/// What a stream's caller may be told of the resources it subscribed to: the scopes at each
+/// update (cheap, and the registry may change), the custom checks once per URI (asked at its
+/// first update, kept for the stream's life: at most its subscriptions' worth of answers).
+#[derive(Default)]
+struct Followed {
+    asked: Vec<(Box<str>, bool)>,
+}
+
+impl Followed {
+    async fn may(
+        &mut self,
+        d: &Dispatcher,
+        uri: &str,
+        caller: Option<&Arc<crate::context::Caller>>,
+    ) -> bool {
+        if let Some((_, allowed)) = self.asked.iter().find(|(u, _)| &**u == uri) {
+            return *allowed;
+        }
+        let asking = match authorize::follow(&d.registry(), d.policy.as_ref(), uri, caller) {
+            authorize::Follow::Yes => return true,
+            authorize::Follow::No => return false,
+            authorize::Follow::Ask(asking) => asking,
+        };
+        let allowed = asking.await.is_ok();
+        self.asked.push((uri.into(), allowed));
+        allowed
+    }
 }
 
 /// The end of a stream whose client fell `queued` notifications behind.

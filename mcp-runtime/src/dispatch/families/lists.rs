@@ -74,6 +74,11 @@ fn list_page(
     let cfg = &d.config;
     let cursor = params.cursor.as_deref();
     let shown = |i: usize| visible.is_none_or(|v| v.get(i).copied().unwrap_or(false));
+    // A skill's entry leaves out the nested skills the caller does not see.
+    let trimmed = match (method, visible) {
+        (Method::SkillsList, Some(v)) => reg.skills.entries_for(v),
+        _ => Vec::new(),
+    };
     // Only the page is touched: the cursor is resolved through the name index (O(1)), and
     // nothing is collected over the whole registry, so a page costs the same whatever the
     // number of registered items.
@@ -123,7 +128,7 @@ fn list_page(
                 cursor,
                 cfg.page_size,
                 &shown,
-                |s| (s.data.uri.as_str(), &*s.data.entry),
+                |s| (s.data.uri.as_str(), reg.skills.listed_entry(&trimmed, s)),
             )?,
         ),
         _ => (
@@ -243,9 +248,11 @@ fn page_of<'r, E>(
                 Some(ix) => ix.get(&last).copied(),
                 None => entries.iter().position(|e| item(e).0 == last),
             };
+            // A cursor naming an item this caller may not see is no cursor: answered as one
+            // naming nothing, so that a forged one cannot tell what exists.
             match found {
-                Some(i) => i + 1,
-                None => {
+                Some(i) if shown(i) => i + 1,
+                _ => {
                     return Err(McpError::invalid_params(
                         "Invalid params: the cursor points at an item that no longer exists; list again from the start",
                     ));

@@ -20,8 +20,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// Serves `app` on `listener` until `stop` resolves; then stops accepting, asks every open
-/// connection to finish what it is answering and close, and returns once all have.
+/// Serves `app` on `listener` until `stop` resolves; then stops accepting, answers every request
+/// from then on with `Connection: close`, closes each connection once such an answer is written
+/// or [`LINGER`] has passed (after what it is answering), and returns once all have closed.
 /// Each request's handler can read its client's address (`peer::peer_of`).
 /// `rules`: the idle time and the connection cap (`hygiene.rs`); `direct`: the route served
 /// without the router.
@@ -36,21 +37,42 @@ pub(crate) async fn serve(
     let (stopping_tx, stopping) = watch::channel(());
     // Each connection holds a receiver; the sender sees it closed when the last one ended.
     let (closed_tx, closed) = watch::channel(());
-    let table = Table::new(rules);
+    let table = Table::new(rules.clone());
     table.start_sweeper();
     let mut stop = std::pin::pin!(stop);
+    let mut stopped = false;
+    // Connections taken once stopped: at most a backlog's worth (`super::bind`'s).
+    let mut after_stop = 0;
     loop {
-        let (socket, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(connection) => connection,
-                Err(e) => {
-                    accept_failed(e, &table).await;
+        let (socket, peer) = if stopped {
+            // The connections the kernel has completed but not handed over yet are taken too
+            // (the listener's close would reset them, a request perhaps already sent on one);
+            // then the listener closes.
+            after_stop += 1;
+            if after_stop > 4096 {
+                break;
+            }
+            match std::future::poll_fn(|cx| Poll::Ready(listener.poll_accept(cx))).await {
+                Poll::Ready(Ok(connection)) => connection,
+                Poll::Ready(Err(_)) | Poll::Pending => break,
+            }
+        } else {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(connection) => connection,
+                    Err(e) => {
+                        accept_failed(e, &table).await;
+                        continue;
+                    }
+                },
+                () = &mut stop => {
+                    stopped = true;
                     continue;
                 }
-            },
-            () = &mut stop => break,
+            }
         };
-        let registered = match table.admit() {
+        accepted(&socket);
+        let registered = match table.admit(rules.share_of(peer.ip())) {
             Admitted::Serve(registered) => registered,
             Admitted::Refuse => {
                 tokio::spawn(refuse(socket));
@@ -60,6 +82,9 @@ pub(crate) async fn serve(
         // The connections closed to make room give their sockets back only when their tasks
         // run: let them, before the next accept takes another descriptor.
         let made_room = registered.made_room > 0;
+        if stopped {
+            registered.state.drain();
+        }
         let service = Connection {
             app: app.clone(),
             direct: direct.clone(),
@@ -79,8 +104,14 @@ pub(crate) async fn serve(
             tokio::select! {
                 _ = connection.as_mut() => {}
                 _ = stopping.changed() => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
+                    // Each answer from now on closes its connection; an idle one stays open
+                    // for `LINGER`, serving what comes, and only then is closed.
+                    registered.state.drain();
+                    let lingered = tokio::time::timeout(LINGER, connection.as_mut()).await;
+                    if lingered.is_err() {
+                        connection.as_mut().graceful_shutdown();
+                        let _ = connection.await;
+                    }
                 }
             }
             drop(registered);
@@ -95,6 +126,25 @@ pub(crate) async fn serve(
     drop(stopping_tx);
     drop(closed);
     closed_tx.closed().await;
+}
+
+/// How long a connection stays open once the server drains, unless an answer with `Connection:
+/// close` ends it first. A proxy in front (nginx) keeps idle connections to each instance and
+/// may have just taken one for a request: closed at once, that request fails, and a proxy does
+/// not send a POST elsewhere once it has sent it (nginx answers 502). Kept open, the request is
+/// served, its answer says `Connection: close`, and the proxy's next request for this instance
+/// finds the listener closed and goes to another one (BENCHMARKS.md, "Draining behind a
+/// proxy").
+const LINGER: Duration = Duration::from_secs(1);
+
+/// How every accepted socket is set up (every route: the endpoint, 2025-11-25 streams, the lab
+/// page): written at once, so that a response's last piece never waits for the client's
+/// delayed acknowledgement of the one before (Nagle's algorithm: about 40 ms a response on
+/// Linux; BENCHMARKS.md, "Latency under real clients").
+fn accepted(socket: &tokio::net::TcpStream) {
+    if let Err(e) = socket.set_nodelay(true) {
+        tracing::debug!(target: "mcp_runtime::http", error = %e, "TCP_NODELAY not set");
+    }
 }
 
 /// A connection accepted while every open one is busy: a 503 and the close, at once (rather
@@ -159,7 +209,11 @@ impl hyper::service::Service<http::Request<Incoming>> for Connection {
 
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
         let in_flight = self.state.request_started();
-        let request = request.map(Body::new);
+        let request = match axum::body::HttpBody::is_end_stream(request.body()) {
+            true => request.map(Body::new),
+            // A body to come: watched, so that one that stops coming can make room at the cap.
+            false => request.map(|body| Body::new(self.state.receiving(body))),
+        };
         let routed = if self.direct.takes(&request) {
             Routed::Direct {
                 future: self.direct.answer(request),
@@ -203,4 +257,105 @@ async fn accept_failed(e: std::io::Error, table: &Table) {
     }
     tracing::error!(error = %e, "accepting a connection failed; retrying in 1 s");
     tokio::time::sleep(Duration::from_secs(1)).await;
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn accepted_sockets_write_at_once() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let _client = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (socket, _) = listener.accept().await.unwrap();
+        assert!(!socket.nodelay().unwrap(), "off until set");
+        super::accepted(&socket);
+        assert!(
+            socket.nodelay().unwrap(),
+            "TCP_NODELAY read back from the socket"
+        );
+    }
+
+    /// No route taken directly: the router answers everything.
+    struct NoDirect;
+
+    impl super::DirectRoute for NoDirect {
+        fn takes(&self, _: &http::Request<axum::body::Body>) -> bool {
+            false
+        }
+        fn answer(&self, _: http::Request<axum::body::Body>) -> super::Answering {
+            unreachable!("takes nothing")
+        }
+    }
+
+    /// Sends `GET /` on `s` and reads one whole response (its head and its short body).
+    async fn get(s: &mut tokio::net::TcpStream) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            .await
+            .unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !String::from_utf8_lossy(&seen).ends_with("\r\n\r\nok") {
+            let n = s.read(&mut buf).await.unwrap();
+            assert!(
+                n > 0,
+                "closed before the answer: {}",
+                String::from_utf8_lossy(&seen)
+            );
+            seen.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&seen).to_ascii_lowercase()
+    }
+
+    /// Told to stop, the server closes no idle connection under its client: a request a proxy
+    /// sends on its pooled connection just then is served, with `Connection: close`, and only
+    /// then does the connection close. The listener is closed at once.
+    #[tokio::test]
+    async fn a_draining_server_answers_on_idle_connections_and_says_close() {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
+        let rules = super::Hygiene {
+            idle: Some(std::time::Duration::from_secs(30)),
+            stall: std::time::Duration::from_secs(60),
+            max_connections: 100,
+            per_address: 100,
+            exempt: Vec::new(),
+            ipv6_prefix: 64,
+        };
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(super::serve(
+            listener,
+            app,
+            std::sync::Arc::new(NoDirect),
+            rules,
+            async move {
+                let _ = stop_rx.await;
+            },
+        ));
+        let mut pooled = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let first = get(&mut pooled).await;
+        assert!(!first.contains("connection: close"), "{first}");
+        stop_tx.send(()).unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(
+            tokio::net::TcpStream::connect(addr).await.is_err(),
+            "the listener is closed"
+        );
+        // The idle connection is still open: its next request is answered, saying close.
+        let second = get(&mut pooled).await;
+        assert!(second.starts_with("http/1.1 200"), "{second}");
+        assert!(second.contains("connection: close"), "{second}");
+        let mut rest = Vec::new();
+        let closed = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            pooled.read_to_end(&mut rest),
+        );
+        assert!(matches!(closed.await, Ok(Ok(0))), "closed after the answer");
+        tokio::time::timeout(std::time::Duration::from_secs(5), serving)
+            .await
+            .expect("the server returns once its connections closed")
+            .unwrap();
+    }
 }

@@ -4,7 +4,8 @@
 //! answer to it names the origin and exposes the headers a client reads (`Mcp-Session-Id`,
 //! `WWW-Authenticate`, …). Credentials mode is never allowed: the endpoint authenticates with
 //! bearer tokens, not cookies. Any other origin is refused before CORS is looked at (403, the
-//! DNS-rebinding guard).
+//! DNS-rebinding guard). An endpoint with a local caller crosses origins only for the origins
+//! it names: loopback ones are any page on this machine.
 
 use super::endpoint::{Endpoint, guarded};
 use super::guard;
@@ -39,10 +40,22 @@ const EXPOSED: &str = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, R
 /// How long a browser may keep a preflight's answer, in seconds.
 const MAX_AGE: &str = "600";
 
-/// The request's `Origin`, when it names one the endpoint allows: what its answer must name.
+/// The request's `Origin`, when it names one the endpoint allows to cross origins: what its
+/// answer must name. On an endpoint with a local caller, only origins
+/// [`HttpOptions::allow_origin`] names: a loopback origin is any page served on any port of
+/// this machine, and it would call with the local caller's rights.
 pub(super) fn origin(options: &HttpOptions, headers: &HeaderMap) -> Option<HeaderValue> {
     let origin = headers.get(header::ORIGIN)?;
-    guard::origin_allowed(options, headers).then(|| origin.clone())
+    let allowed = match options.local_caller {
+        None => guard::origin_allowed(options, headers),
+        Some(_) => {
+            headers.get_all(header::ORIGIN).iter().count() == 1
+                && origin
+                    .to_str()
+                    .is_ok_and(|o| guard::named_origin(options, o.trim().trim_end_matches('/')))
+        }
+    };
+    allowed.then(|| origin.clone())
 }
 
 /// Names `origin` on an answer to a cross-origin request, and exposes what clients read.
@@ -68,10 +81,17 @@ fn header_allowed(name: &str) -> bool {
 /// `OPTIONS` on the endpoint: the preflight of a cross-origin request.
 pub(super) async fn preflight(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let headers = request.headers();
-    if let Some(refused) = guarded(&endpoint.options, headers) {
+    if let Some(refused) = guarded(&endpoint.options, headers, request.uri()) {
         return refused;
     }
     let Some(origin) = origin(&endpoint.options, headers) else {
+        if headers.contains_key(header::ORIGIN) {
+            // Only an endpoint with a local caller gets here with an origin the guard passed.
+            return plain_status(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this endpoint gives loopback requests a local caller, so only the origins it names (HttpOptions::allow_origin) may call it from a browser page",
+            );
+        }
         return plain_status(
             StatusCode::BAD_REQUEST,
             "Bad Request: a CORS preflight names its Origin",

@@ -1,8 +1,8 @@
 //! The readiness endpoint (`HttpOptions::health`): 200 while the instance serves and every
 //! readiness check passes (Redis answers, say), 503 otherwise, for load balancers and
-//! orchestrators. It reads no body and needs no token.
+//! orchestrators. It reads no body and needs no token, and its checks run at most once a second.
 
-use super::endpoint::{Endpoint, guarded};
+use super::endpoint::Endpoint;
 use super::options::HttpOptions;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -23,22 +23,41 @@ fn status(code: StatusCode, text: &'static str) -> Response {
     resp
 }
 
-pub(super) async fn ready(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+/// How long one answer of the readiness checks is kept: a client polling `/health` as fast as
+/// it can makes at most one round of checks (Redis `PING`s, say) a second.
+const KEEP: Duration = Duration::from_secs(1);
+
+/// `GET` on the health path. Not behind the DNS-rebinding guard: it tells nothing but whether
+/// the instance serves, and load balancers ask it by the instance's address (AWS target
+/// groups send it as `Host`).
+pub(super) async fn ready(State(endpoint): State<Arc<Endpoint>>, _request: Request) -> Response {
     let options: &HttpOptions = &endpoint.options;
-    if let Some(refused) = guarded(options, request.headers()) {
-        return refused;
-    }
     if endpoint.dispatcher.shutdown.is_cancelled() {
         return status(
             StatusCode::SERVICE_UNAVAILABLE,
             r#"{"status":"shutting down"}"#,
         );
     }
-    for check in &options.ready_checks {
-        let passed = tokio::time::timeout(Duration::from_secs(3), check()).await;
-        if !matches!(passed, Ok(true)) {
-            return status(StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"not ready"}"#);
+    // One round of checks at a time; the others wait for its answer.
+    let mut last = endpoint.readiness.lock().await;
+    let passed = match *last {
+        Some((at, passed)) if at.elapsed() < KEEP => passed,
+        _ => {
+            let mut passed = true;
+            for check in &options.ready_checks {
+                let answered = tokio::time::timeout(Duration::from_secs(3), check()).await;
+                if !matches!(answered, Ok(true)) {
+                    passed = false;
+                    break;
+                }
+            }
+            *last = Some((std::time::Instant::now(), passed));
+            passed
         }
+    };
+    drop(last);
+    match passed {
+        true => status(StatusCode::OK, r#"{"status":"ready"}"#),
+        false => status(StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"not ready"}"#),
     }
-    status(StatusCode::OK, r#"{"status":"ready"}"#)
 }

@@ -10,13 +10,20 @@
 //! from its head to its response; a streamed response (a body of unknown length: SSE) keeps the
 //! connection *streaming* until the next request, and a streaming connection that makes no
 //! write progress for longer than the stall time (its client stopped reading, or the stream
-//! ended and the client went quiet) is closed. Only idle connections make room at the cap.
+//! ended and the client went quiet) is closed. Only idle connections, and connections whose
+//! request body has stopped coming ([`SLOW_BODY_MS`] without a byte), make room at the cap.
+//!
+//! Each client address (an IPv6 one by its network) has a share of the cap: a client at its
+//! share makes room by closing its own longest-idle connection, or is refused, so that one
+//! client cannot hold every connection. Trusted proxies carry everyone's connections and have
+//! no share.
 //!
 //! Why not hyper's `header_read_timeout`: it arms a tokio timer for every request head
 //! (BENCHMARKS.md, "Connection hygiene"). Here a request costs a few atomic operations; the
 //! sweeper is a thread of its own (a timer in the runtime's wheel would be looked at on every
 //! park of a worker), waking a few times per idle time.
 
+use crate::net::{ClientNet, Network};
 use axum::body::{Body, HttpBody};
 use std::collections::HashMap;
 use std::future::Future;
@@ -34,9 +41,12 @@ const RESERVED_FDS: usize = 64;
 /// The cap when the file-descriptor limit cannot be read, and the most it is ever derived to
 /// (about 11 KiB of memory per open connection: ≈ 1 GiB).
 const MAX_DERIVED: usize = 100_000;
+/// How long a request body may bring nothing before its connection may be closed to make room
+/// at the cap, as an idle one may.
+pub(crate) const SLOW_BODY_MS: u64 = 1_000;
 
 /// What the accept loop enforces.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Hygiene {
     /// How long a connection may stay idle (and so how long a request head may take).
     pub(crate) idle: Option<Duration>,
@@ -44,6 +54,20 @@ pub(crate) struct Hygiene {
     pub(crate) stall: Duration,
     /// Most connections open at once.
     pub(crate) max_connections: usize,
+    /// Most connections open at once from one client address.
+    pub(crate) per_address: usize,
+    /// Peers with no share (trusted proxies).
+    pub(crate) exempt: Vec<Network>,
+    /// The bits of an IPv6 address that tell clients apart.
+    pub(crate) ipv6_prefix: u8,
+}
+
+impl Hygiene {
+    /// Whose share a connection from `peer` counts against: none for a trusted proxy.
+    pub(crate) fn share_of(&self, peer: std::net::IpAddr) -> Option<ClientNet> {
+        (!self.exempt.iter().any(|n| n.contains(peer)))
+            .then(|| ClientNet::new(peer, self.ipv6_prefix))
+    }
 }
 
 /// The cap of open connections when none is set: the soft file-descriptor limit less a
@@ -91,6 +115,14 @@ pub(crate) struct ConnState {
     streaming: AtomicBool,
     /// When the connection last became idle or made write progress.
     last: AtomicU64,
+    /// Whether a request's body is still coming.
+    receiving: AtomicBool,
+    /// When the body last brought bytes (or its request began).
+    read_at: AtomicU64,
+    /// The client address whose share it counts against (none: a trusted proxy's).
+    share: Option<ClientNet>,
+    /// Set when the server drains: each answer from then on closes the connection.
+    draining: AtomicBool,
     /// Set by the sweeper: the connection's I/O fails from now on, so hyper closes it.
     closing: AtomicBool,
     /// The task serving the connection, woken to see `closing`.
@@ -103,6 +135,20 @@ impl ConnState {
         self.open.load(Ordering::Acquire) == 0 && !self.streaming.load(Ordering::Relaxed)
     }
 
+    /// When it may be closed to make room, if it may: idle (since it became so), or waiting
+    /// for a request body that has brought nothing for [`SLOW_BODY_MS`] (since its last byte).
+    fn evictable_since(&self, now: u64) -> Option<u64> {
+        if self.closing.load(Ordering::Acquire) {
+            return None;
+        }
+        if self.idle() {
+            return Some(self.last.load(Ordering::Relaxed));
+        }
+        let read_at = self.read_at.load(Ordering::Relaxed);
+        (self.receiving.load(Ordering::Acquire) && now.saturating_sub(read_at) >= SLOW_BODY_MS)
+            .then_some(read_at)
+    }
+
     fn close(&self) {
         self.closing.store(true, Ordering::Release);
         self.waker.wake();
@@ -112,12 +158,80 @@ impl ConnState {
         io::Error::new(io::ErrorKind::TimedOut, "connection closed by the server")
     }
 
+    /// The server drains: each answer from now on carries `Connection: close`, so that its
+    /// client (a proxy) does not send another request on the connection.
+    pub(crate) fn drain(&self) {
+        self.draining.store(true, Ordering::Relaxed);
+    }
+
     /// A request's head was read: the connection is busy until its response is written.
     pub(crate) fn request_started(self: &Arc<Self>) -> InFlight {
         self.open.fetch_add(1, Ordering::AcqRel);
         self.wrote.store(false, Ordering::Relaxed);
         self.streaming.store(false, Ordering::Relaxed);
         InFlight(self.clone())
+    }
+
+    /// A request whose body is still to come: `body`, watched (its bytes stamp the connection's
+    /// read progress; its end, or its drop, ends the wait).
+    pub(crate) fn receiving(self: &Arc<Self>, body: hyper::body::Incoming) -> Receiving {
+        self.read_at.store(self.clock.now(), Ordering::Relaxed);
+        self.receiving.store(true, Ordering::Release);
+        Receiving {
+            body,
+            state: Some(self.clone()),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request body on its way, stamping its connection's read progress.
+    pub(crate) struct Receiving {
+        #[pin]
+        body: hyper::body::Incoming,
+        state: Option<Arc<ConnState>>,
+    }
+
+    impl PinnedDrop for Receiving {
+        fn drop(this: Pin<&mut Self>) {
+            if let Some(state) = this.project().state.take() {
+                state.receiving.store(false, Ordering::Release);
+            }
+        }
+    }
+}
+
+impl HttpBody for Receiving {
+    type Data = bytes::Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.project();
+        let polled = this.body.poll_frame(cx);
+        if let Some(state) = this.state.as_ref() {
+            match &polled {
+                Poll::Ready(Some(Ok(_))) => {
+                    state.read_at.store(state.clock.now(), Ordering::Relaxed);
+                }
+                Poll::Ready(_) => {
+                    state.receiving.store(false, Ordering::Release);
+                    *this.state = None;
+                }
+                Poll::Pending => {}
+            }
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -145,6 +259,24 @@ pub(crate) struct Table {
 struct Open {
     next: u64,
     by_id: HashMap<u64, Arc<ConnState>, fnv::FnvBuildHasher>,
+    /// Connections open per client address (those with a share).
+    per_address: HashMap<ClientNet, usize, fnv::FnvBuildHasher>,
+}
+
+impl Open {
+    /// Takes a connection out of the table (and out of its address's count).
+    fn remove(&mut self, id: u64) -> Option<Arc<ConnState>> {
+        let conn = self.by_id.remove(&id)?;
+        if let Some(share) = &conn.share
+            && let Some(n) = self.per_address.get_mut(share)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.per_address.remove(share);
+            }
+        }
+        Some(conn)
+    }
 }
 
 /// What the accept loop does with a connection it accepted.
@@ -168,32 +300,62 @@ impl Table {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Registers a new connection; at the cap, first closes the longest-idle ones to make room
-    /// (see [`Table::make_room`]).
-    pub(crate) fn admit(self: &Arc<Self>) -> Admitted {
+    /// Registers a new connection from `share` (see [`Hygiene::share_of`]). A client at its
+    /// share first closes its own connection idle the longest, or whose body stopped the
+    /// longest ago (or is refused when it has none); at the cap, the longest-idle connections
+    /// make room (see [`Table::make_room`]).
+    pub(crate) fn admit(self: &Arc<Self>, share: Option<ClientNet>) -> Admitted {
         let mut open = self.open();
-        let made_room = if open.by_id.len() >= self.rules.max_connections {
-            let evicted = Self::evict(&mut open);
+        let now = self.clock.now();
+        let mut made_room = 0;
+        if let Some(share) = &share
+            && open.per_address.get(share).copied().unwrap_or(0) >= self.rules.per_address
+        {
+            let own = open
+                .by_id
+                .iter()
+                .filter(|(_, c)| c.share.as_ref() == Some(share))
+                .filter_map(|(id, c)| c.evictable_since(now).map(|since| (since, *id)))
+                .min();
+            let Some((_, id)) = own else {
+                tracing::debug!(
+                    target: "mcp_runtime::http",
+                    client = %share,
+                    "a client at its share of connections, all of them busy: refused"
+                );
+                return Admitted::Refuse;
+            };
+            if let Some(c) = open.remove(id) {
+                c.close();
+            }
+            made_room += 1;
+        }
+        if open.by_id.len() >= self.rules.max_connections {
+            let evicted = Self::evict(&mut open, now);
             if evicted == 0 {
                 return Admitted::Refuse;
             }
-            evicted
-        } else {
-            0
-        };
+            made_room += evicted;
+        }
         let id = open.next;
         open.next += 1;
-        let now = self.clock.now();
         let state = Arc::new(ConnState {
             clock: self.clock.clone(),
             open: AtomicU32::new(0),
             wrote: AtomicBool::new(false),
             streaming: AtomicBool::new(false),
             last: AtomicU64::new(now),
+            receiving: AtomicBool::new(false),
+            read_at: AtomicU64::new(now),
+            share,
+            draining: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             waker: atomic_waker::AtomicWaker::new(),
         });
         open.by_id.insert(id, state.clone());
+        if let Some(share) = share {
+            *open.per_address.entry(share).or_insert(0) += 1;
+        }
         Admitted::Serve(Registered {
             table: self.clone(),
             id,
@@ -202,20 +364,20 @@ impl Table {
         })
     }
 
-    /// Closes the longest-idle connections, a sixty-fourth of the table at once (so that a run
-    /// of new connections does not walk the table each time), when the process ran out of file
-    /// descriptors before the cap: connections closed a moment ago may still hold theirs.
-    /// Returns how many it closed.
+    /// Closes the longest-idle connections (and those whose body stopped coming longest ago),
+    /// a sixty-fourth of the table at once (so that a run of new connections does not walk the
+    /// table each time), when the process ran out of file descriptors before the cap:
+    /// connections closed a moment ago may still hold theirs. Returns how many it closed.
     pub(crate) fn make_room(&self) -> usize {
-        Self::evict(&mut self.open())
+        let now = self.clock.now();
+        Self::evict(&mut self.open(), now)
     }
 
-    fn evict(open: &mut Open) -> usize {
+    fn evict(open: &mut Open, now: u64) -> usize {
         let mut idle: Vec<(u64, u64)> = open
             .by_id
             .iter()
-            .filter(|(_, c)| c.idle() && !c.closing.load(Ordering::Acquire))
-            .map(|(id, c)| (c.last.load(Ordering::Relaxed), *id))
+            .filter_map(|(id, c)| c.evictable_since(now).map(|since| (since, *id)))
             .collect();
         if idle.is_empty() {
             return 0;
@@ -226,7 +388,7 @@ impl Table {
         }
         for (_, id) in &idle[..evict] {
             // Closed, and out of the table at once: it no longer counts.
-            if let Some(c) = open.by_id.remove(id) {
+            if let Some(c) = open.remove(*id) {
                 c.close();
             }
         }
@@ -266,20 +428,26 @@ impl Table {
             self.clock.0.store(now, Ordering::Relaxed);
             let Some(idle_ms) = idle_ms else { continue };
             let mut open = self.open();
-            open.by_id.retain(|_, c| {
-                let since = now.saturating_sub(c.last.load(Ordering::Relaxed));
-                let expired = if c.idle() {
-                    since > idle_ms
-                } else {
-                    let wrote =
-                        c.wrote.load(Ordering::Relaxed) || c.streaming.load(Ordering::Relaxed);
-                    wrote && since > stall_ms
-                };
-                if expired {
+            let expired: Vec<u64> = open
+                .by_id
+                .iter()
+                .filter(|(_, c)| {
+                    let since = now.saturating_sub(c.last.load(Ordering::Relaxed));
+                    if c.idle() {
+                        since > idle_ms
+                    } else {
+                        let wrote =
+                            c.wrote.load(Ordering::Relaxed) || c.streaming.load(Ordering::Relaxed);
+                        wrote && since > stall_ms
+                    }
+                })
+                .map(|(id, _)| *id)
+                .collect();
+            for id in expired {
+                if let Some(c) = open.remove(id) {
                     c.close();
                 }
-                !expired
-            });
+            }
         }
     }
 
@@ -302,7 +470,7 @@ pub(crate) struct Registered {
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        self.table.open().by_id.remove(&self.id);
+        self.table.open().remove(self.id);
     }
 }
 
@@ -419,13 +587,20 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let future = this.future;
-        let polled = super::peer::with_peer(*this.peer, || future.poll(cx));
-        if let Poll::Ready(Ok(response)) = &polled
+        let mut polled = super::peer::with_peer(*this.peer, || future.poll(cx));
+        if let Poll::Ready(Ok(response)) = &mut polled
             && let Some(in_flight) = this.in_flight.take()
-            && response.body().size_hint().exact().is_none()
         {
-            // A stream: written for as long as it lasts, with write progress to show for it.
-            in_flight.0.streaming.store(true, Ordering::Relaxed);
+            if response.body().size_hint().exact().is_none() {
+                // A stream: written for as long as it lasts, with write progress to show for it.
+                in_flight.0.streaming.store(true, Ordering::Relaxed);
+            }
+            if in_flight.0.draining.load(Ordering::Relaxed) {
+                response.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
+            }
         }
         polled
     }
@@ -434,6 +609,97 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rules(idle: Option<Duration>, max_connections: usize, per_address: usize) -> Hygiene {
+        Hygiene {
+            idle,
+            stall: Duration::from_secs(60),
+            max_connections,
+            per_address,
+            exempt: crate::net::Network::LOOPBACK.to_vec(),
+            ipv6_prefix: 64,
+        }
+    }
+
+    fn from(rules: &Hygiene, ip: &str) -> Option<ClientNet> {
+        rules.share_of(ip.parse().unwrap())
+    }
+
+    #[test]
+    fn one_address_gets_its_share_and_makes_room_from_its_own() {
+        let rules = rules(Some(Duration::from_secs(30)), 100, 2);
+        let table = Table::new(rules.clone());
+        let attacker = from(&rules, "192.0.2.1");
+        let Admitted::Serve(a) = table.admit(attacker) else {
+            panic!()
+        };
+        table.clock.0.store(10, Ordering::Relaxed);
+        let Admitted::Serve(b) = table.admit(attacker) else {
+            panic!()
+        };
+        let _busy = b.state.request_started();
+        // At its share: its own idle connection makes room.
+        let Admitted::Serve(c) = table.admit(attacker) else {
+            panic!()
+        };
+        assert!(a.state.closing.load(Ordering::Acquire));
+        assert_eq!(c.made_room, 1);
+        // Both busy now: refused, while another address is served.
+        let _also = c.state.request_started();
+        assert!(matches!(table.admit(attacker), Admitted::Refuse));
+        assert!(matches!(
+            table.admit(from(&rules, "192.0.2.2")),
+            Admitted::Serve(_)
+        ));
+        // One IPv6 network is one client.
+        let v6 = from(&rules, "2001:db8::1");
+        let _x = table.admit(v6);
+        let Admitted::Serve(y) = table.admit(from(&rules, "2001:db8::ffff")) else {
+            panic!()
+        };
+        let _y = y.state.request_started();
+        let Admitted::Serve(z) = table.admit(from(&rules, "2001:db8::2")) else {
+            panic!()
+        };
+        assert_eq!(z.made_room, 1);
+        // A trusted proxy has no share.
+        assert_eq!(from(&rules, "127.0.0.1"), None);
+        let proxied: Vec<_> = (0..10).map(|_| table.admit(None)).collect();
+        assert!(proxied.iter().all(|p| matches!(p, Admitted::Serve(_))));
+        drop(proxied);
+        drop((b, c));
+        assert_eq!(
+            table.open().per_address.get(&attacker.unwrap()),
+            None,
+            "counts go with their connections"
+        );
+    }
+
+    #[test]
+    fn a_body_that_stopped_coming_makes_room_at_the_cap() {
+        let table = Table::new(rules(Some(Duration::from_secs(30)), 2, 100));
+        let Admitted::Serve(slow) = table.admit(None) else {
+            panic!()
+        };
+        let Admitted::Serve(working) = table.admit(None) else {
+            panic!()
+        };
+        let _slow = slow.state.request_started();
+        slow.state.receiving.store(true, Ordering::Release);
+        let _working = working.state.request_started();
+        // Its body brought a byte a moment ago: not yet.
+        assert!(matches!(table.admit(None), Admitted::Refuse));
+        table.clock.0.store(SLOW_BODY_MS + 5, Ordering::Relaxed);
+        let Admitted::Serve(new) = table.admit(None) else {
+            panic!()
+        };
+        assert_eq!(new.made_room, 1);
+        assert!(slow.state.closing.load(Ordering::Acquire));
+        assert!(
+            !working.state.closing.load(Ordering::Acquire),
+            "a handler at work is never closed"
+        );
+    }
 
     #[test]
     fn the_fd_limit_is_read_from_proc() {
@@ -452,25 +718,21 @@ mod tests {
 
     #[test]
     fn at_the_cap_the_longest_idle_connections_make_room() {
-        let table = Table::new(Hygiene {
-            idle: Some(Duration::from_secs(30)),
-            stall: Duration::from_secs(60),
-            max_connections: 3,
-        });
-        let Admitted::Serve(old) = table.admit() else {
+        let table = Table::new(rules(Some(Duration::from_secs(30)), 3, 100));
+        let Admitted::Serve(old) = table.admit(None) else {
             panic!()
         };
         table.clock.0.store(10, Ordering::Relaxed);
-        let Admitted::Serve(busy) = table.admit() else {
+        let Admitted::Serve(busy) = table.admit(None) else {
             panic!()
         };
         let _in_flight = busy.state.request_started();
-        let Admitted::Serve(young) = table.admit() else {
+        let Admitted::Serve(young) = table.admit(None) else {
             panic!()
         };
         assert_eq!(table.len(), 3);
         // Full: the oldest idle one goes, the busy one stays.
-        let Admitted::Serve(new) = table.admit() else {
+        let Admitted::Serve(new) = table.admit(None) else {
             panic!()
         };
         assert!(old.state.closing.load(Ordering::Acquire));
@@ -486,7 +748,7 @@ mod tests {
         // Only busy connections: the next one is refused.
         let _a = young.state.request_started();
         let _b = new.state.request_started();
-        assert!(matches!(table.admit(), Admitted::Refuse));
+        assert!(matches!(table.admit(None), Admitted::Refuse));
         assert_eq!(
             table.make_room(),
             0,
@@ -497,16 +759,12 @@ mod tests {
     /// Out of descriptors below the cap: the longest-idle connection is closed all the same.
     #[test]
     fn room_is_made_below_the_cap_when_asked() {
-        let table = Table::new(Hygiene {
-            idle: None,
-            stall: Duration::from_secs(60),
-            max_connections: 100,
-        });
-        let Admitted::Serve(old) = table.admit() else {
+        let table = Table::new(rules(None, 100, 100));
+        let Admitted::Serve(old) = table.admit(None) else {
             panic!()
         };
         table.clock.0.store(10, Ordering::Relaxed);
-        let Admitted::Serve(young) = table.admit() else {
+        let Admitted::Serve(young) = table.admit(None) else {
             panic!()
         };
         assert_eq!(table.make_room(), 1);

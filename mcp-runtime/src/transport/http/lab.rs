@@ -144,16 +144,16 @@ fn respond(body: String, content_type: &'static str, policy: HeaderValue) -> Res
 }
 
 /// Whether this client may have the page: its `Host` passes the DNS-rebinding guard and, unless
-/// any client may (which `loopback_only` overrides), it connects from a loopback address, names
-/// a loopback host, and comes through no proxy (behind a proxy on the same machine every client
-/// looks local).
+/// any client may (which `loopback_only` overrides), it came straight from this machine, as
+/// `client.rs` decides for the local caller (behind a proxy on the same machine every client
+/// connects from loopback).
 fn admitted(
     options: &HttpOptions,
     request: &Request,
     loopback_only: bool,
 ) -> Result<(), &'static str> {
     let headers = request.headers();
-    if !guard::host_allowed(options, headers) {
+    if !guard::host_allowed(options, headers, request.uri()) {
         return Err("Forbidden: this Host is not allowed (DNS rebinding protection)");
     }
     let Some(lab) = &options.lab else {
@@ -169,26 +169,14 @@ fn admitted(
              know the client's address (serve the router with \
              into_make_service_with_connect_info::<SocketAddr>(), or allow any client)",
         ),
-        Some(peer) if !peer.ip().is_loopback() => {
+        Some(peer) if !peer.ip().to_canonical().is_loopback() => {
             Err("Forbidden: the lab page is served to loopback clients only")
         }
-        Some(_) if proxied(headers) || !loopback_host(headers) => Err(
+        Some(_) if !super::client::came_from_here(headers, request.uri(), peer) => Err(
             "Forbidden: the lab page is served to loopback clients only: open it on \
              127.0.0.1 or localhost, not through a proxy",
         ),
         Some(_) => Ok(()),
-    }
-}
-
-fn proxied(headers: &HeaderMap) -> bool {
-    headers.contains_key("x-forwarded-for") || headers.contains_key(header::FORWARDED)
-}
-
-fn loopback_host(headers: &HeaderMap) -> bool {
-    match headers.get(header::HOST).map(HeaderValue::to_str) {
-        None => true,
-        Some(Ok(host)) => crate::net::is_loopback(crate::net::host_part(host)),
-        Some(Err(_)) => false,
     }
 }
 

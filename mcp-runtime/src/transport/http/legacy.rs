@@ -15,19 +15,22 @@ use super::sse::{self, Frame};
 use crate::context::Caller;
 use crate::dispatch::{Slot, Transport};
 use crate::legacy::{
-    Inbound, Legacy, LiveSession, Next, Outcome, Reply, StreamLog, Unserved, Unusable,
+    Inbound, Legacy, LiveSession, Next, Outcome, Reader, Reply, StreamLog, Unserved, Unusable,
 };
 use crate::protocol::codes;
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+/// `Mcp-Session-Id`, named as a constant (a name given as a `&str` is parsed at every use).
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
 fn session_id(headers: &HeaderMap) -> Option<&str> {
     headers
-        .get("mcp-session-id")
+        .get(SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -58,7 +61,7 @@ pub(super) async fn post(
     headers: &HeaderMap,
     body: &[u8],
     caller: Option<Arc<Caller>>,
-    client: Option<std::net::IpAddr>,
+    client: Option<crate::net::ClientNet>,
     accept: &AcceptSet,
 ) -> Response {
     let message = match crate::legacy::parse(body) {
@@ -77,7 +80,7 @@ pub(super) async fn post(
         Outcome::Opened(opened) => {
             let mut resp = json_response(StatusCode::OK, opened.response);
             if let Ok(value) = HeaderValue::from_str(&opened.session.id) {
-                resp.headers_mut().insert("mcp-session-id", value);
+                resp.headers_mut().insert(SESSION_ID, value);
             }
             return resp;
         }
@@ -94,12 +97,23 @@ pub(super) async fn post(
         Reply::Now(body) if accept.json => json_response(StatusCode::OK, body),
         Reply::Now(body) => sse::session_stream(single(body), keepalive, None),
         Reply::Later(log) if accept.sse => {
+            // Read from the start, whatever happens while the first message is awaited (a cut
+            // the handler asks for is seen).
+            let reader = log.reader(0);
+            // Nothing streamed before the response: one JSON body, written at once, when the
+            // client takes JSON (an SSE stream is several writes and more bytes).
+            if accept.json
+                && let Some(only) = log.only_message().await
+            {
+                live.drop_stream(log.id);
+                return json_response(StatusCode::OK, only);
+            }
             let priming = session.protocol_version.as_str() >= "2025-11-25";
             let first = priming.then_some(Frame::Priming {
                 stream: log.id,
                 seq: 0,
             });
-            sse::session_stream(follow(log, live, 0, first), keepalive, None)
+            sse::session_stream(follow(log, live, reader, first), keepalive, None)
         }
         Reply::Later(log) => last_message(log, &live).await,
     }
@@ -112,7 +126,7 @@ pub(super) async fn get(
     legacy: &Arc<Legacy>,
     headers: &HeaderMap,
     caller: Option<Arc<Caller>>,
-    client: Option<std::net::IpAddr>,
+    client: Option<crate::net::ClientNet>,
     accept: &AcceptSet,
 ) -> Response {
     let Some(sid) = session_id(headers) else {
@@ -150,7 +164,8 @@ pub(super) async fn get(
     if let Some((stream_id, after)) = resume
         && let Some(log) = live.stream(stream_id)
     {
-        return sse::session_stream(follow(log, live, after, None), keepalive, Some(slot));
+        let reader = log.reader(after);
+        return sse::session_stream(follow(log, live, reader, None), keepalive, Some(slot));
     }
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(legacy.clone().changes(session.id.clone(), live, tx));
@@ -166,11 +181,7 @@ pub(super) async fn delete(
     let Some(sid) = session_id(headers) else {
         return method_not_allowed().await;
     };
-    let ended = match legacy.session(sid, caller.as_deref()).await {
-        Ok(_) => legacy.end(sid).await,
-        Err(why) => Err(why),
-    };
-    let why = match ended {
+    let why = match legacy.end_for(sid, caller.as_deref()).await {
         Ok(true) => return plain_status(StatusCode::OK, ""),
         Ok(false) => Unusable::Gone,
         Err(why) => why,
@@ -220,9 +231,14 @@ fn single(body: Bytes) -> Frames {
     rx
 }
 
-/// A request's stream, from event `after` on: its events as they come, until its last one (then
-/// the stream is forgotten: nothing is left to resume) or until the server cuts it.
-fn follow(log: Arc<StreamLog>, live: Arc<LiveSession>, after: u64, first: Option<Frame>) -> Frames {
+/// A request's stream, read by `reader`: its events as they come, until its last one (then the
+/// stream is forgotten: nothing is left to resume) or until the server cuts it.
+fn follow(
+    log: Arc<StreamLog>,
+    live: Arc<LiveSession>,
+    mut reader: Reader,
+    first: Option<Frame>,
+) -> Frames {
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         if let Some(first) = first
@@ -230,7 +246,6 @@ fn follow(log: Arc<StreamLog>, live: Arc<LiveSession>, after: u64, first: Option
         {
             return;
         }
-        let mut reader = log.reader(after);
         loop {
             let next = tokio::select! {
                 next = reader.next(&log) => next,

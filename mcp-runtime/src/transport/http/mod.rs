@@ -64,7 +64,10 @@
 //! It is also an MCP Apps host: a tool linked to a `ui://` view is called (with the user's
 //! grant), its view read and rendered in a sandbox, and the view's own requests go through the
 //! page (each `tools/call` with the user's grant, never a tool whose visibility leaves out
-//! `app`). The sandbox is `/lab/sandbox` on the other loopback name of the server (the page on
+//! `app`). A view's `resources/read` goes without a grant only for a `ui://` view this server's
+//! tools link to (the page reads those itself); any other URI is shown to the user and sent only
+//! once granted, as the MCP Apps spec lets a host subject a view's requests to user approval.
+//! The sandbox is `/lab/sandbox` on the other loopback name of the server (the page on
 //! `127.0.0.1` frames `localhost`, and the other way round), always for loopback clients only,
 //! under a `Content-Security-Policy` built from the view's `_meta.ui.csp` (the spec's restrictive
 //! default when it declares none); the view runs inside it in a frame of an opaque origin, so it
@@ -82,6 +85,7 @@
 
 mod answer;
 mod auth;
+mod client;
 mod connections;
 mod cors;
 mod endpoint;
@@ -100,12 +104,14 @@ mod legacy;
 mod negotiate;
 mod options;
 mod peer;
+mod proxies;
 mod rate;
 mod respond;
 mod routes;
 mod sse;
 
 pub use options::HttpOptions;
+pub use proxies::ForwardedHeader;
 
 use crate::dispatch::Dispatcher;
 use crate::legacy::Legacy;
@@ -115,6 +121,7 @@ use routes::{EndpointPost, routes};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// An axum router serving `dispatcher` (and `legacy` sessions, when given) at the options' path.
 pub(crate) fn router(
@@ -125,8 +132,13 @@ pub(crate) fn router(
     routes(endpoint(dispatcher, legacy, options))
 }
 
-/// Serves on `listener` until `signal`; then ends listen streams with their final result, lets
-/// requests in flight finish for the options' grace period, and returns.
+/// Serves on `listener` until `signal`; then drains: readiness turns to 503, the listener
+/// closes (a proxy sends new connections elsewhere), listen streams end with their final
+/// result (their clients open them again on another instance), answers say `Connection: close`
+/// and connections close once their client knows (`connections::LINGER`), and the
+/// requests and tasks in flight get the options' grace period to finish. Then the tasks still
+/// running are marked failed (so that their clients learn it at once, on any instance sharing
+/// the task store), and it returns.
 pub(crate) async fn serve<S>(
     dispatcher: Arc<Dispatcher>,
     legacy: Option<Arc<Legacy>>,
@@ -139,13 +151,18 @@ pub(crate) async fn serve<S>(
     let shutdown = dispatcher.shutdown.clone();
     let grace = options.shutdown_grace;
     let stopping = shutdown.clone();
-    let stop = async move {
-        signal.await;
-        shutdown.cancel();
+    let stopped_at = Arc::new(std::sync::OnceLock::new());
+    let stop = {
+        let stopped_at = stopped_at.clone();
+        async move {
+            signal.await;
+            let _ = stopped_at.set(tokio::time::Instant::now());
+            shutdown.cancel();
+        }
     };
     let rules = options.hygiene();
     // Made once and shared by every connection (a clone is a reference count).
-    let endpoint = endpoint(dispatcher, legacy, options);
+    let endpoint = endpoint(dispatcher.clone(), legacy, options);
     let app = routes(endpoint.clone());
     tokio::select! {
         () = connections::serve(listener, app, Arc::new(EndpointPost(endpoint)), rules, stop) => {}
@@ -158,6 +175,21 @@ pub(crate) async fn serve<S>(
                 "requests still running after the shutdown grace period: closing their connections"
             );
         }
+    }
+    // Tasks outlive their requests: they get what is left of the grace.
+    let until = stopped_at
+        .get()
+        .copied()
+        .unwrap_or_else(tokio::time::Instant::now)
+        + grace;
+    while dispatcher.running_tasks.taken() > 0 && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    dispatcher.halt.cancel();
+    // Each task still running writes its failure to the store: a moment for that.
+    let written = tokio::time::Instant::now() + Duration::from_secs(2);
+    while dispatcher.running_tasks.taken() > 0 && tokio::time::Instant::now() < written {
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

@@ -54,7 +54,10 @@ pub struct HttpOptions {
     /// The principal of requests from loopback clients, on an endpoint without `auth`.
     pub(super) local_caller: Option<std::sync::Arc<crate::context::Caller>>,
     pub(super) rate: Option<(u32, Duration)>,
-    pub(super) trust_forwarded: bool,
+    pub(super) proxies: super::proxies::Proxies,
+    pub(super) ipv6_prefix: u8,
+    pub(super) connections_per_address: Option<usize>,
+    pub(super) min_body_rate: u32,
     pub(super) shutdown_grace: Duration,
     #[cfg(feature = "lab")]
     pub(super) lab: Option<LabOptions>,
@@ -69,14 +72,17 @@ impl Default for HttpOptions {
             hosts: Vec::new(),
             origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
-            body_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(10),
             head_timeout: Some(Duration::from_secs(30)),
             max_connections: None,
             keepalive: Duration::from_secs(15),
             auth: None,
             local_caller: None,
             rate: None,
-            trust_forwarded: false,
+            proxies: super::proxies::Proxies::default(),
+            ipv6_prefix: 64,
+            connections_per_address: None,
+            min_body_rate: 16 * 1024,
             shutdown_grace: Duration::from_secs(10),
             #[cfg(feature = "lab")]
             lab: Some(LabOptions::default()),
@@ -100,7 +106,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("auth", &self.auth)
             .field("local_caller", &self.local_caller)
             .field("rate", &self.rate)
-            .field("trust_forwarded", &self.trust_forwarded)
+            .field("proxies", &self.proxies)
+            .field("ipv6_prefix", &self.ipv6_prefix)
+            .field("connections_per_address", &self.connections_per_address)
+            .field("min_body_rate", &self.min_body_rate)
             .field("shutdown_grace", &self.shutdown_grace)
             .field("health", &self.health)
             .field("ready_checks", &self.ready_checks.len());
@@ -138,10 +147,32 @@ impl HttpOptions {
         self.body_limit = bytes;
         self
     }
-    /// Longest time the body of a request may take to arrive (default 30 s); a slower one gets
-    /// 408, so that a client sending a few bytes at a time cannot hold a request open.
+    /// How long the body of a request may take before it must keep up a minimum rate (default
+    /// 10 s): a body still arriving after this time gets 408 unless it has come at
+    /// [`min_body_rate`](Self::min_body_rate) since the request began (each byte buys its share
+    /// of a second), so that a client sending a few bytes at a time cannot hold a request open,
+    /// while a large body on a slow link still arrives.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let options = mcp_runtime::HttpOptions::default().body_timeout(Duration::from_secs(5));
+    /// # let _ = options;
+    /// ```
     pub fn body_timeout(mut self, within: Duration) -> Self {
         self.body_timeout = within;
+        self
+    }
+    /// The slowest a request body may arrive once [`body_timeout`](Self::body_timeout) has
+    /// passed, in bytes per second averaged since the request began (default 16 KiB/s: a 4 MiB
+    /// body may take 10 s + 256 s). A body making no progress at all can also be closed to make
+    /// room when the server is at its connection cap.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().min_body_rate(64 * 1024);
+    /// # let _ = options;
+    /// ```
+    pub fn min_body_rate(mut self, bytes_per_second: u32) -> Self {
+        self.min_body_rate = bytes_per_second.max(1);
         self
     }
     /// Longest time a connection may stay idle (default 30 s): a connection with no request in
@@ -183,17 +214,39 @@ impl HttpOptions {
         self.max_connections = Some(n.max(1));
         self
     }
+    /// Most connections open at once from one client address (an IPv6 client: its network, see
+    /// [`ipv6_prefix`](Self::ipv6_prefix)); default: an eighth of
+    /// [`max_connections`](Self::max_connections), at least 16. A client at its share makes
+    /// room by closing its own longest-idle connection (or one whose request body has stopped
+    /// coming), else its new connection gets `503`: one client cannot take every connection
+    /// from the others. Trusted proxies ([`trusted_proxies`](Self::trusted_proxies)) carry
+    /// everyone's connections and have no share.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().max_connections_per_address(64);
+    /// # let _ = options;
+    /// ```
+    pub fn max_connections_per_address(mut self, n: usize) -> Self {
+        self.connections_per_address = Some(n.max(1));
+        self
+    }
     /// What the accept loop enforces.
     pub(super) fn hygiene(&self) -> super::hygiene::Hygiene {
+        let max_connections = self
+            .max_connections
+            .unwrap_or_else(super::hygiene::default_max_connections);
         super::hygiene::Hygiene {
             idle: self.head_timeout,
             stall: self
                 .head_timeout
                 .unwrap_or_default()
                 .max(self.keepalive.saturating_mul(4)),
-            max_connections: self
-                .max_connections
-                .unwrap_or_else(super::hygiene::default_max_connections),
+            max_connections,
+            per_address: self
+                .connections_per_address
+                .unwrap_or((max_connections / 8).max(16)),
+            exempt: self.proxies.networks.clone(),
+            ipv6_prefix: self.ipv6_prefix,
         }
     }
     /// Interval of keep-alive comments on SSE streams that wait (default 15 s), so that proxies
@@ -212,9 +265,16 @@ impl HttpOptions {
     /// The principal of every request a loopback client sends to an endpoint without
     /// [`auth`](Self::auth): what a desktop host on this machine may do, by its scopes (a tool
     /// with `scopes = [...]` is otherwise hidden from, and refused to, an anonymous caller).
-    /// Only requests whose connection comes from a loopback address get it (forwarding
-    /// headers play no part); any other client stays anonymous. An endpoint with `auth` refuses
-    /// this setting: its callers are the tokens'.
+    /// Only a request that came straight from this machine gets it: its connection from a
+    /// loopback address, no header a proxy or a tunnel adds (`X-Forwarded-For`, `Forwarded`,
+    /// `Via`, `X-Real-IP`, …), a loopback `Host`, and no `Origin` but its own or one named by
+    /// [`allow_origin`](Self::allow_origin). Every other request is anonymous: behind a proxy or
+    /// a tunnel on the same machine, whose connections come from loopback too, its clients are
+    /// not the local caller. (A tunnel that adds no header and rewrites `Host` to a loopback name
+    /// cannot be told from a local program: do not serve a local caller through one.) Browser
+    /// pages get CORS only from origins named by `allow_origin` on such an endpoint, so that a
+    /// page on another loopback port cannot call with the local caller's rights. An endpoint
+    /// with `auth` refuses this setting: its callers are the tokens'. Lambda never gives it.
     ///
     /// ```
     /// use mcp_runtime::{Caller, HttpOptions};
@@ -243,21 +303,113 @@ impl HttpOptions {
         self.rate = Some((requests.max(1), per));
         self
     }
-    /// Trusts the `X-Forwarded-For` header for the client's address (off by default: anyone can
-    /// send one). Turn it on only behind a reverse proxy that sets it; the last address in it
-    /// (the one that proxy added) is taken. It is used to rate-limit anonymous callers and to
-    /// count their share of the server's pools ([`Limits`](crate::Limits)).
+    /// Trusts the proxies on this machine (all of `127.0.0.0/8` and `::1`) to say who their clients are in
+    /// `X-Forwarded-For` (off by default: anyone can send one), unless
+    /// [`trusted_proxies`](Self::trusted_proxies) names others; `false` trusts none. Turn it on
+    /// behind a reverse proxy on the same machine that sets the header (the repository's
+    /// `deploy/nginx.conf` does): without it, every client of the proxy counts as the proxy's
+    /// one address, so the per-caller shares of [`Limits`](crate::Limits) and the rate limit
+    /// make one client of them all. Every local program counts as a proxy then: where other
+    /// users of the machine could reach the server, name the proxy's own address instead
+    /// ([`trusted_proxies`](Self::trusted_proxies), `["127.0.0.1"]`).
     ///
     /// Behind a reverse proxy, the `Host` and `Origin` checks see what the proxy forwards: have
     /// it pass the public `Host` (nginx: `proxy_set_header Host $host;`) and
     /// [`allow_host`](Self::allow_host) that name, and [`allow_origin`](Self::allow_origin) the
     /// web origins of browser clients. `X-Forwarded-Host` is never consulted.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().trust_forwarded_for(true);
+    /// # let _ = options;
+    /// ```
     pub fn trust_forwarded_for(mut self, on: bool) -> Self {
-        self.trust_forwarded = on;
+        match on {
+            true if self.proxies.networks.is_empty() => {
+                self.proxies.networks = crate::net::Network::LOOPBACK.to_vec();
+            }
+            true => {}
+            false => self.proxies.networks.clear(),
+        }
         self
     }
-    /// On shutdown, how long requests in flight may take to finish before their connections
-    /// are closed (default 10 s). Listen streams end at once with their final result.
+    /// The proxies in front of the server, by address or network (`10.0.0.0/8`, `127.0.0.1`,
+    /// `fd00::/8`): a request whose connection comes from one of them has its client's address
+    /// read from the forwarding header ([`forwarded_header`](Self::forwarded_header)), right to
+    /// left, each hop a trusted proxy added, up to the first address that is not a trusted
+    /// proxy: that is the client. From any other peer the header is ignored. Name every proxy
+    /// hop you run (a load balancer and the nginx behind it: both), and only those: a proxy
+    /// trusted by mistake lets its clients choose their address. Something that is no address
+    /// or network is refused when serving ([`check`](Self::check)).
+    ///
+    /// Behind a cloud load balancer, its addresses (or the VPC's network); on Kubernetes, the
+    /// ingress controller's pods (the cluster's pod network); behind a tunnel on the same
+    /// machine (cloudflared, ngrok), `127.0.0.1`.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().trusted_proxies(["10.0.0.0/8", "127.0.0.1"]);
+    /// assert!(options.check().is_ok());
+    /// let typo = mcp_runtime::HttpOptions::default().trusted_proxies(["10.0.0/8"]);
+    /// assert!(typo.check().unwrap_err().contains("10.0.0/8"));
+    /// ```
+    pub fn trusted_proxies<I, S>(mut self, proxies: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.proxies.networks.clear();
+        for proxy in proxies {
+            match crate::net::Network::parse(proxy.as_ref()) {
+                Ok(network) => self.proxies.networks.push(network),
+                Err(why) => self.proxies.invalid.push(why),
+            }
+        }
+        self
+    }
+    /// The header the trusted proxies write their clients' addresses in (default
+    /// `X-Forwarded-For`). Only that one is read: a proxy passes on whatever other header its
+    /// client made up.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::ForwardedHeader;
+    /// let options = mcp_runtime::HttpOptions::default()
+    ///     .trusted_proxies(["127.0.0.1"])
+    ///     .forwarded_header(ForwardedHeader::Forwarded);
+    /// # let _ = options;
+    /// ```
+    pub fn forwarded_header(mut self, header: super::proxies::ForwardedHeader) -> Self {
+        self.proxies.header = header;
+        self
+    }
+    /// How many leading bits of an IPv6 client address tell clients apart (default 64, 1 to
+    /// 128): the per-caller shares, the connection share and the rate limit count a whole /64
+    /// as one client, since one subscriber is usually given that many addresses and could
+    /// otherwise pass for 2^64 clients. IPv4 clients are counted by address.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().ipv6_prefix(56);
+    /// # let _ = options;
+    /// ```
+    pub fn ipv6_prefix(mut self, bits: u8) -> Self {
+        self.ipv6_prefix = bits.clamp(1, 128);
+        self
+    }
+    /// On shutdown (Ctrl-C or SIGTERM for [`Server::run`](crate::Server::run)), how long
+    /// requests and tasks in flight may take to finish (default 10 s). The instance drains:
+    /// the health endpoint answers 503 at once, no connection is accepted (a proxy sends new
+    /// ones to another instance), every answer says `Connection: close`, open connections close
+    /// once such an answer ends them or a second has passed (a proxy may have just taken an
+    /// idle one for a request: it is served rather than cut), and listen streams (and
+    /// 2025-11-25 session streams) end at once with their final result, so that their clients
+    /// open them again elsewhere. When the grace is over, the connections still open close, and the
+    /// tasks still running are marked failed in the task store (with several instances, every
+    /// instance then answers that). Give an orchestrator's termination grace period more than
+    /// this (Kubernetes: `terminationGracePeriodSeconds`, after its `preStop` delay).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let options = mcp_runtime::HttpOptions::default().shutdown_grace(Duration::from_secs(20));
+    /// # let _ = options;
+    /// ```
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
         self
@@ -311,6 +463,9 @@ impl HttpOptions {
     /// assert!(clash.contains("`/mcp`"), "{clash}");
     /// ```
     pub fn check(&self) -> Result<(), String> {
+        if let Some(why) = self.proxies.invalid.first() {
+            return Err(format!("trusted proxies: {why}"));
+        }
         if self.auth.is_some() && self.local_caller.is_some() {
             return Err(
                 "an endpoint with `auth` authenticates every caller by its token: a \

@@ -3,13 +3,14 @@
 //! health and the lab page.
 
 use super::answer::answer;
-use super::endpoint::{Endpoint, admit, client_address, guarded, local_caller, read_body};
+use super::endpoint::{Endpoint, admit, client_of, guarded, local_caller, read_body};
 use super::headers::{self, HeaderChecks};
 use super::respond::{method_not_allowed, plain_status, transport_error};
 use super::{auth, connections, cors, era, guard, health, legacy, negotiate, sse};
 use crate::context::Caller;
 use crate::dispatch::{Call, Handled, Ingress, Outgoing, Transport};
 use crate::legacy::Legacy;
+use crate::net::ClientNet;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -62,7 +63,7 @@ pub(super) fn routes(endpoint: Arc<Endpoint>) -> Router {
 /// The protected resource metadata document.
 async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let options = &endpoint.options;
-    match guard::judge_host(options, request.headers()) {
+    match guard::judge_host(options, request.headers(), request.uri()) {
         Err(why) => return plain_status(StatusCode::BAD_REQUEST, why),
         Ok(true) => {}
         Ok(false) => {
@@ -80,10 +81,7 @@ async fn metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Re
 
 /// A GET or DELETE, admitted: the legacy side, the request's head and its caller. Without a
 /// session (or a legacy side) it is a method a 2026-07-28 endpoint does not take: 405.
-async fn session_request(
-    endpoint: &Endpoint,
-    request: Request,
-) -> Result<(Arc<Legacy>, http::request::Parts, Option<Arc<Caller>>), Response> {
+async fn session_request(endpoint: &Endpoint, request: Request) -> Result<Admitted, Response> {
     let Some(legacy) = endpoint.legacy.clone() else {
         return Err(method_not_allowed().await);
     };
@@ -91,11 +89,26 @@ async fn session_request(
         return Err(method_not_allowed().await);
     }
     let (parts, _) = request.into_parts();
-    if let Some(refused) = guarded(&endpoint.options, &parts.headers) {
+    if let Some(refused) = guarded(&endpoint.options, &parts.headers, &parts.uri) {
         return Err(refused);
     }
-    let (caller, _) = admit(endpoint, &parts, None).await?;
-    Ok((legacy, parts, caller))
+    let client = client_of(&endpoint.options, &parts);
+    let local = local_caller(&endpoint.options, &parts);
+    let (caller, _) = admit(endpoint, &parts, None, client, local).await?;
+    Ok(Admitted {
+        legacy,
+        parts,
+        caller,
+        client,
+    })
+}
+
+/// A session's GET or DELETE, admitted.
+struct Admitted {
+    legacy: Arc<Legacy>,
+    parts: http::request::Parts,
+    caller: Option<Arc<Caller>>,
+    client: Option<ClientNet>,
 }
 
 /// GET: a 2025-11-25 session's stream.
@@ -110,9 +123,13 @@ async fn session_get(State(endpoint): State<Arc<Endpoint>>, request: Request) ->
 
 async fn session_get_inner(endpoint: &Arc<Endpoint>, request: Request) -> Response {
     match session_request(endpoint, request).await {
-        Ok((legacy, parts, caller)) => {
+        Ok(Admitted {
+            legacy,
+            parts,
+            caller,
+            client,
+        }) => {
             let accept = negotiate::accepts(&parts.headers);
-            let client = client_address(&endpoint.options, &parts);
             legacy::get(endpoint, &legacy, &parts.headers, caller, client, &accept).await
         }
         Err(refused) => refused,
@@ -123,7 +140,12 @@ async fn session_get_inner(endpoint: &Arc<Endpoint>, request: Request) -> Respon
 async fn session_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let origin = cors::origin(&endpoint.options, request.headers());
     let mut response = match session_request(&endpoint, request).await {
-        Ok((legacy, parts, caller)) => legacy::delete(&legacy, &parts.headers, caller).await,
+        Ok(Admitted {
+            legacy,
+            parts,
+            caller,
+            ..
+        }) => legacy::delete(&legacy, &parts.headers, caller).await,
         Err(refused) => refused,
     };
     if let Some(origin) = origin {
@@ -149,13 +171,16 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
 async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();
     let options = &endpoint.options;
-    if let Some(refused) = guarded(options, &parts.headers) {
+    if let Some(refused) = guarded(options, &parts.headers, &parts.uri) {
         return refused;
     }
+    // Who sent it: decided once, for every use below.
+    let client = client_of(options, &parts);
+    let local = local_caller(options, &parts);
     let (caller, body) = if options.auth.is_none() && endpoint.limiter.is_none() {
-        (local_caller(options, &parts), body)
+        (local, body)
     } else {
-        match Box::pin(admit(&endpoint, &parts, Some(body))).await {
+        match Box::pin(admit(&endpoint, &parts, Some(body), client, local)).await {
             Ok((caller, Some(body))) => (caller, body),
             // Authentication read the body to name the scopes in its challenge: it refused.
             Ok((_, None)) => return transport_error(StatusCode::BAD_REQUEST, "Bad Request"),
@@ -166,7 +191,7 @@ async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
         Ok(accept) => accept,
         Err((status, why)) => return transport_error(status, why),
     };
-    let bytes = match read_body(body, options.body_limit, options.body_timeout).await {
+    let bytes = match read_body(body, options).await {
         Ok(b) => b,
         Err(response) => return response,
     };
@@ -174,7 +199,6 @@ async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
     if let Some(legacy) = &endpoint.legacy
         && era::of_post(&found, &bytes) == era::Era::Legacy
     {
-        let client = client_address(options, &parts);
         // Boxed: the 2025 path's state would otherwise make every request's future (moved
         // several times through axum and hyper) as large as its own.
         return Box::pin(legacy::post(
@@ -194,7 +218,7 @@ async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
             caller,
             checks: Some(&HeaderChecks::new(&parts.headers, found)),
             transport: Some(Transport::Http),
-            client: client_address(options, &parts),
+            client,
         },
     );
     let mut call = match handled {

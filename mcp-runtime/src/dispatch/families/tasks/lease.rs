@@ -109,7 +109,7 @@ pub(super) async fn update_until_kept(
         }
         tokio::select! {
             () = tokio::time::sleep_until(next) => {}
-            () = d.shutdown.cancelled() => return Err(error),
+            () = d.halt.cancelled() => return Err(error),
         }
         // Within a third of a lease of the store's return, the outcome is written.
         wait = (wait * 2).min(MAX_BACKOFF).min(lease_renewal(d));

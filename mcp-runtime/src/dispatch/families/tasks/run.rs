@@ -50,7 +50,7 @@ struct Job {
     arguments: Arguments,
     meta: Box<RequestMeta>,
     caller: Option<Arc<Caller>>,
-    client: Option<std::net::IpAddr>,
+    client: Option<crate::net::ClientNet>,
     /// Its slot of the running tasks, held until it is terminal (dropped with the job).
     _running: Slot,
     /// Every answer given over the task's life, by the handler's keys.
@@ -254,14 +254,14 @@ async fn run(
                 change = changes.recv() => changed(&job.id, change),
                 _ = renew.tick() => Event::Renew,
                 () = &mut expired => Event::Expired,
-                () = d.shutdown.cancelled() => Event::Shutdown,
+                () = d.halt.cancelled() => Event::Shutdown,
             },
             Phase::Waiting => tokio::select! {
                 change = changes.recv() => changed(&job.id, change),
                 _ = renew.tick() => Event::Renew,
                 () = tokio::time::sleep(RECHECK) => Event::Changed,
                 () = &mut expired => Event::Expired,
-                () = d.shutdown.cancelled() => Event::Shutdown,
+                () = d.halt.cancelled() => Event::Shutdown,
             },
         };
         match event {
@@ -342,7 +342,9 @@ async fn run(
             Event::Unrelated => {}
             Event::Expired => return stop(phase, true).await,
             Event::Shutdown => {
-                let e = McpError::internal("The server shut down while the task was running");
+                let e = McpError::internal(
+                    "The server shut down before the task finished (the instance running it stopped): create the task again",
+                );
                 let settled = Settled::Failed(e.to_error_object());
                 let now = now_ms();
                 let change = |t: &mut TaskRecord| apply(t, &settled, now);

@@ -1529,23 +1529,45 @@ async function viewToolCall(view, params, reply) {
   }
 }
 
-// The view's resources/read: sent to this server (the only one this page speaks to), no grant.
+// The ui:// views this server's tools link to: the templates this page reads itself to render.
+function linkedViews() {
+  return new Set(apps.tools.map(viewOf).filter(Boolean));
+}
+
+// The view's resources/read, to this server (the only one this page speaks to), shown with its URI.
 async function viewRead(view, params, reply) {
-  if (typeof params.uri !== "string") {
+  const uri = params.uri;
+  if (typeof uri !== "string") {
     reply({ error: { code: -32602, message: "resources/read names its resource in params.uri" } });
     return;
   }
-  const ask = addAsk(view, { method: "resources/read", status: "running", text: `The view reads ${params.uri} (from this server only)` });
-  const answer = await request("resources/read", { uri: params.uri, _meta: requestMeta({ apps: true }) }, { via: "view" });
+  let ask;
+  let granted = "";
+  // Grant-free only for the server's linked ui:// views (this page reads them itself); any other URI waits for your grant, which the Apps spec lets a host ask.
+  if (linkedViews().has(uri)) {
+    ask = addAsk(view, { method: "resources/read", status: "running", text: "The view reads a ui:// view of this server (no grant: this page reads the views itself)", detail: uri });
+  } else {
+    ask = addAsk(view, { method: "resources/read", status: "waiting", text: "The view asks to read a resource that is not a view of this server", detail: uri, grant: true });
+    const choice = await ask.decision;
+    if (!current(view)) return;
+    if (choice !== "approved") {
+      setAsk(ask, "denied", "Host grant: denied · no resources/read sent");
+      reply({ error: { code: HOST_REFUSED, message: `The host denied resources/read ${uri}` } });
+      return;
+    }
+    granted = "Host grant: approved · ";
+    setAsk(ask, "running", `${granted}resources/read sent`);
+  }
+  const answer = await request("resources/read", { uri, _meta: requestMeta({ apps: true }) }, { via: "view" });
   if (!current(view)) return;
   if (answer.failure) {
-    setAsk(ask, "error", `resources/read failed: ${failureText(answer)}`);
-    reply({ error: { code: -32603, message: `resources/read ${params.uri}: ${answer.failure}` } });
+    setAsk(ask, "error", `${granted}resources/read failed: ${failureText(answer)}`);
+    reply({ error: { code: -32603, message: `resources/read ${uri}: ${answer.failure}` } });
   } else if (answer.message.error) {
-    setAsk(ask, "error", `resources/read answered ${errorText(answer.message)}`);
+    setAsk(ask, "error", `${granted}resources/read answered ${errorText(answer.message)}`);
     reply({ error: answer.message.error });
   } else {
-    setAsk(ask, "completed", "resources/read returned");
+    setAsk(ask, "completed", `${granted}resources/read returned`);
     reply({ result: answer.message.result || {} });
   }
 }

@@ -66,6 +66,9 @@
 //! - **The path.** The endpoint is [`HttpOptions::path`] (`/mcp` by default) after the API
 //!   Gateway stage, if any, is taken off the front (`/prod/mcp` on stage `prod` is `/mcp`); any
 //!   other path is 404.
+//! - **The body.** One AWS hands over in base64 (`isBase64Encoded`: a Function URL does, for
+//!   a body it takes for binary) is decoded; one that is not valid base64 is answered 400
+//!   (`-32600`), where the endpoint would read the body.
 //! - **The deadline.** A request still running 250 ms before the invocation's deadline (the
 //!   function's timeout) is cancelled and answered `-32603`, so that the client gets a JSON-RPC
 //!   error rather than the gateway's own. API Gateway gives up sooner (29 s for a REST API, 30 s
@@ -76,9 +79,9 @@
 //!
 //! By default an invocation's answer is buffered: one JSON body, as API Gateway and Function
 //! URLs in `BUFFERED` mode expect. With [`LambdaOptions::response_streaming`] the function
-//! streams ([`lambda_http::run_with_streaming_response`]): a call that reports progress or logs
-//! is answered as Server-Sent Events (when the client accepts them), each notification sent
-//! when it is made, then the result. That needs a Function URL with `InvokeMode:
+//! streams (as [`lambda_http::run_with_streaming_response`] does): a call that reports
+//! progress or logs is answered as Server-Sent Events (when the client accepts them), each
+//! notification sent when it is made, then the result. That needs a Function URL with `InvokeMode:
 //! RESPONSE_STREAM` (or a REST API integration whose response transfer mode is `STREAM`);
 //! API Gateway HTTP APIs do not stream.
 //!
@@ -95,6 +98,8 @@
 //! [`HttpOptions::allow_origin`]: crate::HttpOptions::allow_origin
 //! [`HttpOptions::path`]: crate::HttpOptions::path
 
+mod body;
+mod events;
 mod profile;
 mod service;
 
@@ -160,9 +165,9 @@ impl LambdaOptions {
         self
     }
 
-    /// Streams each answer ([`lambda_http::run_with_streaming_response`]): a call's progress
-    /// and log notifications reach the client as they are sent (default: off, one buffered
-    /// answer). Needs a Function URL with `InvokeMode: RESPONSE_STREAM`.
+    /// Streams each answer (as [`lambda_http::run_with_streaming_response`] does): a call's
+    /// progress and log notifications reach the client as they are sent (default: off, one
+    /// buffered answer). Needs a Function URL with `InvokeMode: RESPONSE_STREAM`.
     pub fn response_streaming(mut self, on: bool) -> Self {
         self.streaming = on;
         self
@@ -189,7 +194,6 @@ pub(crate) fn service(
 /// Serves `dispatcher` on the Lambda runtime API until the runtime stops (see
 /// [`Server::run_lambda`](crate::Server::run_lambda)).
 pub(crate) async fn run(dispatcher: &Arc<Dispatcher>, options: LambdaOptions) -> Result<(), Error> {
-    let streaming = options.streaming;
     let service = service(dispatcher, options)?;
     // `lambda_runtime` panics without its environment: say what is missing instead.
     if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_none() {
@@ -199,9 +203,9 @@ pub(crate) async fn run(dispatcher: &Arc<Dispatcher>, options: LambdaOptions) ->
                 .into(),
         ));
     }
-    let ran = match streaming {
-        true => lambda_http::run_with_streaming_response(service).await,
-        false => lambda_http::run(service).await,
-    };
-    ran.map_err(|e| Error::Io(std::io::Error::other(e)))
+    // The events themselves (`events.rs`), not `lambda_http::run`'s requests: a body flagged
+    // base64 is decoded by the service, which answers a bad one 400 where `lambda_http` panics.
+    lambda_http::lambda_runtime::run(service)
+        .await
+        .map_err(|e| Error::Io(std::io::Error::other(e)))
 }

@@ -87,6 +87,7 @@ pub(super) fn profile(d: &Arc<Dispatcher>) -> Result<Profile, Error> {
         changes: d.changes.clone(),
         tasks: d.tasks.clone(),
         shutdown: d.shutdown.clone(),
+        halt: d.halt.clone(),
         sealer: d.sealer.clone(),
         policy: d.policy.clone(),
         requests: d.requests.clone(),

@@ -4,6 +4,7 @@
 //! and what Lambda cannot serve is refused here (2025-11-25 sessions, listen streams, tasks).
 
 use super::LambdaOptions;
+use super::body::NotBase64;
 use super::profile::Profile;
 use crate::dispatch::{
     Call, Handled, Ingress, Outgoing, Response as Answer, Transport, TransportChecks,
@@ -12,9 +13,14 @@ use crate::error::McpError;
 use crate::protocol::{ClientRequest, LATEST_PROTOCOL_VERSION, Method, RequestId};
 use crate::registry::ParamHeader;
 use crate::transport::http::answer::answer;
-use crate::transport::http::endpoint::{
-    Endpoint, admit, client_address, endpoint, guarded, local_caller,
-};
+use crate::transport::http::endpoint::{Endpoint, admit, client_of, endpoint, guarded};
+
+/// The target the endpoint's guard judges an event's request by: its path alone. `lambda_http`
+/// writes the event's domain into the request's URI, which no client sent as an absolute-form
+/// target: the `Host` header (or the event's domain, judged above) is what names the server.
+fn origin_form() -> http::Uri {
+    http::Uri::from_static("/")
+}
 use crate::transport::http::era::{self, Era};
 use crate::transport::http::headers::{HeaderChecks, McpHeaders};
 use crate::transport::http::respond::{
@@ -42,11 +48,47 @@ const DEADLINE_MARGIN: Duration = Duration::from_millis(250);
 
 /// The service answering Lambda events, made by
 /// [`Server::lambda_service`](crate::Server::lambda_service) and served by
-/// [`Server::run_lambda`](crate::Server::run_lambda): a `tower` service of [`lambda_http`]'s
-/// requests. Cheap to clone.
+/// [`Server::run_lambda`](crate::Server::run_lambda): a `tower` service of the events
+/// themselves (`LambdaEvent<LambdaRequest>`, as the Lambda runtime hands them over) and of
+/// [`lambda_http`]'s requests. Cheap to clone.
 ///
-/// Serve it yourself to run the Lambda runtime your own way (SnapStart hooks with
-/// [`lambda_http::runtime`]), or call it in a test with a request built from an event's JSON:
+/// Serve it yourself to run the Lambda runtime your own way with
+/// `lambda_runtime::run(service)`, or `lambda_runtime::Runtime::new(service)` for SnapStart
+/// hooks ([`lambda_http::lambda_runtime`]): it takes the events, as `run_lambda` does, and
+/// answers a body flagged base64 that is not valid base64 with 400. `lambda_http::run` and
+/// `lambda_http::runtime` make each event a request first, and panic on such a body. Call it
+/// in a test with an event, as `run_lambda` does (its answer buffered, or streamed with
+/// [`LambdaOptions::response_streaming`]):
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::lambda::LambdaOptions;
+/// use mcp_runtime::lambda::lambda_http::lambda_runtime::FunctionResponse;
+/// use mcp_runtime::lambda::lambda_http::request::LambdaRequest;
+/// use mcp_runtime::lambda::lambda_http::{Context, LambdaEvent, Service as _};
+/// let mut service = mcp_runtime::Server::builder()
+///     .build()?
+///     .lambda_service(LambdaOptions::default())?;
+/// // A Function URL event whose body is flagged base64, but is not.
+/// let event = r#"{
+///   "version": "2.0", "routeKey": "$default", "rawPath": "/mcp", "rawQueryString": "",
+///   "headers": {"host": "abc.lambda-url.eu-west-1.on.aws", "content-type": "application/json"},
+///   "requestContext": {"domainName": "abc.lambda-url.eu-west-1.on.aws", "stage": "$default",
+///     "http": {"method": "POST", "path": "/mcp", "protocol": "HTTP/1.1", "sourceIp": "203.0.113.7"}},
+///   "body": "{\"jsonrpc\":\"2.0\"}",
+///   "isBase64Encoded": true
+/// }"#;
+/// let payload: LambdaRequest = serde_json::from_str(event)?;
+/// let answer = service.call(LambdaEvent::new(payload, Context::default())).await?;
+/// let FunctionResponse::BufferedResponse(answer) = answer else {
+///     unreachable!("buffered unless LambdaOptions::response_streaming")
+/// };
+/// assert_eq!(serde_json::to_value(answer)?["statusCode"], 400);
+/// # Ok(()) }
+/// ```
+///
+/// or with a request built from an event's JSON:
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
@@ -71,7 +113,7 @@ const DEADLINE_MARGIN: Duration = Duration::from_millis(250);
 /// ```
 #[derive(Clone)]
 pub struct LambdaService {
-    lambda: Arc<Lambda>,
+    pub(super) lambda: Arc<Lambda>,
 }
 
 impl std::fmt::Debug for LambdaService {
@@ -85,11 +127,11 @@ impl std::fmt::Debug for LambdaService {
 }
 
 /// What every event of one function is served with.
-struct Lambda {
+pub(super) struct Lambda {
     /// The endpoint over the Lambda profile of the server (no 2025-11-25 side).
     endpoint: Arc<Endpoint>,
     event_domain: bool,
-    streaming: bool,
+    pub(super) streaming: bool,
     /// Tools that run only as tasks, refused by name.
     task_only: Box<[String]>,
 }
@@ -118,7 +160,7 @@ impl tower_service::Service<lambda_http::Request> for LambdaService {
 
     fn call(&mut self, request: lambda_http::Request) -> Self::Future {
         let lambda = self.lambda.clone();
-        Box::pin(async move { Ok(serve(&lambda, request).await) })
+        Box::pin(async move { Ok(serve(&lambda, request, None).await) })
     }
 }
 
@@ -209,9 +251,15 @@ impl Event {
     }
 }
 
-/// One event.
-async fn serve(lambda: &Lambda, request: lambda_http::Request) -> Response {
+/// One event; `decoded`, the body `events.rs` decoded from the event's base64 (the request
+/// then has none).
+pub(super) async fn serve(
+    lambda: &Lambda,
+    request: lambda_http::Request,
+    decoded: Option<Result<Bytes, NotBase64>>,
+) -> Response {
     let (mut parts, body) = request.into_parts();
+    let body = decoded.unwrap_or_else(|| Ok(body_bytes(body)));
     let event = Event::of(&parts);
     if lambda.event_domain && event.names_its_domain(&parts.headers) {
         // Judged: AWS routed the request by this name. The endpoint's guard passes a request
@@ -235,6 +283,8 @@ async fn serve(lambda: &Lambda, request: lambda_http::Request) -> Response {
     match parts.method {
         HttpMethod::POST => {}
         HttpMethod::OPTIONS => {
+            // Judged by its `Host`, as the POST is (`origin_form`).
+            parts.uri = origin_form();
             let preflight = axum::extract::Request::from_parts(parts, Body::empty());
             return cors::preflight(axum::extract::State(endpoint.clone()), preflight).await;
         }
@@ -256,7 +306,7 @@ fn other_path(endpoint: &Endpoint, parts: &http::request::Parts, path: &str) -> 
         && parts.method == HttpMethod::GET
         && auth::metadata_paths(rs).iter().any(|p| p == path)
     {
-        return match guarded(options, &parts.headers) {
+        return match guarded(options, &parts.headers, &origin_form()) {
             Some(refused) => refused,
             None => auth::metadata_response(rs),
         };
@@ -264,7 +314,7 @@ fn other_path(endpoint: &Endpoint, parts: &http::request::Parts, path: &str) -> 
     plain_status(StatusCode::NOT_FOUND, "Not Found")
 }
 
-/// The event's body, as the bytes it carries (`lambda_http` decoded a base64 one).
+/// The request's body, as the bytes it carries (`lambda_http` decoded a base64 one).
 fn body_bytes(body: lambda_http::Body) -> Bytes {
     match body {
         lambda_http::Body::Text(text) => Bytes::from(text),
@@ -278,20 +328,29 @@ fn body_bytes(body: lambda_http::Body) -> Bytes {
 async fn post(
     lambda: &Lambda,
     mut parts: http::request::Parts,
-    body: lambda_http::Body,
+    body: Result<Bytes, NotBase64>,
     event: &Event,
 ) -> Response {
     let endpoint = &lambda.endpoint;
     let options = &endpoint.options;
-    if let Some(refused) = guarded(options, &parts.headers) {
+    if let Some(refused) = guarded(options, &parts.headers, &origin_form()) {
         return refused;
     }
-    let bytes = body_bytes(body);
+    // A body that is not what its event says is refused where the endpoint reads the body.
+    let (bytes, unreadable) = match body {
+        Ok(bytes) => (bytes, None),
+        Err(not) => (Bytes::new(), Some(not)),
+    };
+    // The event's source address, as API Gateway saw it (through the endpoint's trusted
+    // proxies, if any are named). Never the local caller: no request of an event comes from
+    // this machine, whatever address it names.
+    let client = client_of(options, &parts);
     let caller = if options.auth.is_none() && endpoint.limiter.is_none() {
-        local_caller(options, &parts)
+        None
     } else {
         // Authentication reads the body only to name the scopes of a refusal's challenge.
-        match Box::pin(admit(endpoint, &parts, Some(Body::from(bytes.clone())))).await {
+        let body = Some(Body::from(bytes.clone()));
+        match Box::pin(admit(endpoint, &parts, body, client, None)).await {
             Ok((caller, _)) => caller,
             Err(refused) => return refused,
         }
@@ -300,6 +359,9 @@ async fn post(
         Ok(accept) => accept,
         Err((status, why)) => return transport_error(status, why),
     };
+    if let Some(not) = unreadable {
+        return not.refusal();
+    }
     if bytes.len() > options.body_limit {
         return transport_error(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -323,7 +385,7 @@ async fn post(
             caller,
             checks: Some(&checks),
             transport: Some(Transport::Http),
-            client: client_address(options, &parts),
+            client,
         },
     );
     let mut call = match handled {
