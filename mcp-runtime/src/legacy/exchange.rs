@@ -4,7 +4,8 @@
 //! requests; once it has answered them all, the request is served again with the answers and
 //! its `requestState`, as a 2026 client's retry would be).
 
-use super::codec::{self, Answer, Params, Retry};
+use super::answer::{self, Answer};
+use super::codec::{self, Params, Retry};
 use super::live::LiveSession;
 use super::outcome::{Reply, Request};
 use super::session::SessionRecord;
@@ -145,7 +146,7 @@ impl Exchange {
     /// The modern answer, for this session.
     fn answer(&self, body: &[u8]) -> Answer {
         let info = self.legacy.dispatcher.info_json.as_ref().map(|i| i.text());
-        codec::legacy_answer(body, &self.method, info)
+        answer::legacy_answer(body, &self.method, info)
     }
 
     fn open_stream(&self) -> Arc<StreamLog> {

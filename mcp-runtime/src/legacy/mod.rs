@@ -24,6 +24,7 @@
 //! have), `exchange` (a bridged request), `changes` (the change stream) and `message` (the
 //! session dispatcher, which routes to `methods` and `exchange`).
 
+mod answer;
 mod changes;
 mod codec;
 mod exchange;

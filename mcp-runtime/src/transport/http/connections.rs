@@ -24,7 +24,7 @@ use tokio::sync::watch;
 /// from then on with `Connection: close`, closes each connection once such an answer is written
 /// or [`LINGER`] has passed (after what it is answering), and returns once all have closed.
 /// Each request's handler can read its client's address (`peer::peer_of`).
-/// `rules`: the idle time and the connection cap (`hygiene.rs`); `direct`: the route served
+/// `rules`: the idle time and the connection cap (`hygiene/`); `direct`: the route served
 /// without the router.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
