@@ -109,14 +109,7 @@ fn spawn_instance(name: &str, redis_url: &str, dir: &std::path::Path) -> (Proces
 
 /// The request `_meta`: elicitation and the tasks extension declared.
 fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "failover", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {
-            "elicitation": {"form": {}},
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        },
-    })
+    tools::client_meta("failover")
 }
 
 /// How long a client keeps retrying one request before the operation counts as failed.

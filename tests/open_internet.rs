@@ -154,15 +154,6 @@ async fn one_client_cannot_take_every_request_slot() {
     }
 }
 
-/// Opens a listen stream from `from` (`common::listen_from`).
-async fn open_listen(
-    from: IpAddr,
-    addr: SocketAddr,
-    filter: Value,
-) -> Result<tokio::net::TcpStream, String> {
-    common::listen_from(from, addr, filter).await
-}
-
 #[tokio::test]
 async fn one_client_cannot_hold_every_listen_stream() {
     let limits = Limits::default().listen_streams(10).listens_per_caller(2);
@@ -172,13 +163,13 @@ async fn one_client_cannot_hold_every_listen_stream() {
     )
     .await;
     let filter = json!({"toolsListChanged": true});
-    let _a = open_listen(client(2), http.addr, filter.clone())
+    let _a = common::listen_from(client(2), http.addr, filter.clone())
         .await
         .unwrap();
-    let _b = open_listen(client(2), http.addr, filter.clone())
+    let _b = common::listen_from(client(2), http.addr, filter.clone())
         .await
         .unwrap();
-    let refused = open_listen(client(2), http.addr, filter.clone())
+    let refused = common::listen_from(client(2), http.addr, filter.clone())
         .await
         .unwrap_err();
     assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
@@ -186,7 +177,7 @@ async fn one_client_cannot_hold_every_listen_stream() {
         refused.contains("127.0.0.2 holds 2 listen streams"),
         "{refused}"
     );
-    let _c = open_listen(client(3), http.addr, filter)
+    let _c = common::listen_from(client(3), http.addr, filter)
         .await
         .expect("another client listens");
 }
@@ -205,7 +196,7 @@ async fn a_listen_stream_subscribes_to_a_bounded_set_of_resources() {
             .collect()
     };
     let subscribe = |uris: Vec<String>| {
-        open_listen(client(2), http.addr, json!({"resourceSubscriptions": uris}))
+        common::listen_from(client(2), http.addr, json!({"resourceSubscriptions": uris}))
     };
     let shown = |text: &str| text[..text.len().min(400)].to_owned();
     // A million one-byte URIs in one body: refused while it is read (past 4,096), nothing kept.

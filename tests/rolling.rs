@@ -317,14 +317,7 @@ struct TaskSeen {
 
 /// The request `_meta`: elicitation and the tasks extension declared.
 fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "rolling", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {
-            "elicitation": {"form": {}},
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        },
-    })
+    tools::client_meta("rolling")
 }
 
 /// A client of one front (nginx, or one instance directly) with its own connection pool.

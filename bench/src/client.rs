@@ -62,8 +62,18 @@ impl Conn {
 
     /// Sends one request on this connection and reads its whole response.
     pub fn send(&mut self, req: &Request) -> std::io::Result<Response> {
+        self.send_as("POST", req)
+    }
+
+    /// [`send`](Self::send) with another HTTP method (a 2025-11-25 session's `DELETE`): a
+    /// request without a body carries no `Content-Type`.
+    pub fn send_as(&mut self, method: &str, req: &Request) -> std::io::Result<Response> {
+        let content_type = match req.body.is_empty() && method != "POST" {
+            true => "",
+            false => "Content-Type: application/json\r\n",
+        };
         let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{content_type}\
              Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
             self.port,
             req.body.len()

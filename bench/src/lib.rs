@@ -7,6 +7,7 @@
 //! loop for `valgrind --tool=callgrind`). `bench/run.sh` builds and runs everything.
 
 pub mod client;
+pub mod cpu;
 
 use mcp_runtime::auth::ResourceServer;
 use mcp_runtime::testing::TestIssuer;

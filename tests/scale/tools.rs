@@ -1,10 +1,11 @@
 //! The tools of the instances that `failover.rs` and `rolling.rs` start (each test binary
 //! started again as an instance): a plain call, a multi-round request, a call that takes a
-//! while, and a task. Included with `#[path]` by those two only, so that no other test binary
-//! registers them.
+//! while, and a task; and the `_meta` their clients send. Included with `#[path]` by those two
+//! only, so that no other test binary registers them.
 
 use mcp_runtime::{ElicitForm, Elicitation, tool};
 use serde::Deserialize;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 /// The user's answer.
@@ -38,4 +39,17 @@ pub async fn pause(ms: u64) -> String {
 pub async fn slow_job(ms: u64) -> String {
     tokio::time::sleep(Duration::from_millis(ms)).await;
     format!("done after {ms} ms")
+}
+
+/// The request `_meta` of the load's clients (`name` in `clientInfo`): elicitation and the
+/// tasks extension declared.
+pub fn client_meta(name: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+    })
 }

@@ -165,7 +165,7 @@ fn splice(body: &[u8], method: &str, info: Option<&str>) -> Option<Vec<u8>> {
 /// Whether the rest of a result, `end`, holds a member [`splice`] cannot pass as it is. Every
 /// match of one of the patterns starts at a quote, so the quotes are visited once and the byte
 /// after each picks the one pattern to compare, against a `str::contains` per pattern, which
-/// sets up a searcher for each (≈ 2k instructions a call; BENCHMARKS.md, "The legacy codec").
+/// sets up a searcher for each (BENCHMARKS.md, "The legacy codec").
 /// The same answers as `contains`, and as `find` for the first `structuredContent`.
 fn needs_the_general_way(end: &str, method: &str) -> bool {
     const STRUCTURED: &str = r#""structuredContent":"#;

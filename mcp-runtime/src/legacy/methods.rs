@@ -203,7 +203,8 @@ fn too_many_subscriptions(limits: &crate::config::Limits) -> McpError {
 }
 
 /// A session id: 128 random bits in hex (visible ASCII, as the transport requires), written
-/// digit by digit (a `format!` per byte cost ≈ 10k instructions a session).
+/// digit by digit from a table rather than a `format!` per byte (BENCHMARKS.md, "The legacy
+/// codec").
 fn new_session_id() -> Option<String> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0u8; 16];

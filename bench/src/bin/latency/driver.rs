@@ -4,6 +4,7 @@
 //! calls from `/proc/PID/stat` over the measured window. Loopback only; every process it
 //! starts it stops, and every k6 run is bounded by its duration.
 
+use mcp_bench::cpu::{clock_ticks, cpu_ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::net::TcpStream;
@@ -154,29 +155,6 @@ fn wait_port(port: u16, child: &mut Owned) -> Result<(), String> {
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok(())
-}
-
-/// utime + stime of a process, in clock ticks.
-fn cpu_ticks(pid: u32) -> Result<u64, String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| e.to_string())?;
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).ok_or("bad stat")?;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let field = |i: usize| {
-        f.get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .ok_or("bad stat")
-    };
-    Ok(field(11)? + field(12)?)
-}
-
-fn clock_ticks() -> f64 {
-    Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(100.0)
 }
 
 /// The 2026-07-28 `tools/call` of `lookup` that proves a server is up and doing its I/O.

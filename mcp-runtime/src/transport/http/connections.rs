@@ -139,8 +139,8 @@ const LINGER: Duration = Duration::from_secs(1);
 
 /// How every accepted socket is set up (every route: the endpoint, 2025-11-25 streams, the lab
 /// page): written at once, so that a response's last piece never waits for the client's
-/// delayed acknowledgement of the one before (Nagle's algorithm: about 40 ms a response on
-/// Linux; BENCHMARKS.md, "Latency under real clients").
+/// delayed acknowledgement of the one before (Nagle's algorithm; BENCHMARKS.md, "Latency under
+/// real clients").
 fn accepted(socket: &tokio::net::TcpStream) {
     if let Err(e) = socket.set_nodelay(true) {
         tracing::debug!(target: "mcp_runtime::http", error = %e, "TCP_NODELAY not set");
