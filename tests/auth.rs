@@ -900,8 +900,8 @@ async fn listen_streams_announce_only_resources_the_caller_may_read() {
     let cleared =
         TestClient::new(server.clone()).caller(Caller::new("sam").with_scopes(["secret"]));
     let filter = json!({"resourceSubscriptions": ["docs://"]});
-    let mut a = plain.listen(filter.clone());
-    let mut b = cleared.listen(filter);
+    let mut a = plain.listen(filter.clone()).await.unwrap();
+    let mut b = cleared.listen(filter).await.unwrap();
     for l in [&mut a, &mut b] {
         let ack = l.next().await.unwrap();
         assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");

@@ -448,7 +448,10 @@ async fn listen_streams_deliver_changes() {
         .build()
         .unwrap();
     let client = TestClient::new(server.clone());
-    let mut listening = client.listen(json!({"toolsListChanged": true}));
+    let mut listening = client
+        .listen(json!({"toolsListChanged": true}))
+        .await
+        .unwrap();
     let ack = listening.next().await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert!(

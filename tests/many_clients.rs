@@ -235,7 +235,9 @@ async fn a_stream_that_missed_changes_is_told_to_fetch_again() {
         .unwrap();
     let client = TestClient::new(server.clone());
     let mut stream = client
-        .listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["notes://today"]}));
+        .listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["notes://today"]}))
+        .await
+        .unwrap();
     let ack = within("the acknowledgement", stream.next()).await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     // Ten changes of something the stream does not watch, none read meanwhile.

@@ -845,9 +845,12 @@ async fn a_watched_folder_serves_its_changes_and_announces_them() {
         .unwrap();
     let client = TestClient::new(server);
     let tips = "skill://notes/tips.md";
-    let mut listen = client.listen(json!({
-        "resourcesListChanged": true, "resourceSubscriptions": [tips]
-    }));
+    let mut listen = client
+        .listen(json!({
+            "resourcesListChanged": true, "resourceSubscriptions": [tips]
+        }))
+        .await
+        .unwrap();
     let ack = within("the acknowledgement", listen.next()).await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     let before = client.get_skill("skill://notes/SKILL.md").await.unwrap();

@@ -502,7 +502,10 @@ async fn listen_streams_with_task_ids_get_each_status_change() {
     let id = task_id(&call(&client, "wait_forever", json!({})).await);
     let bobs = task_id(&call(&other, "wait_forever", json!({})).await);
 
-    let mut stream = client.listen(json!({"taskIds": [id, bobs, "unknown"]}));
+    let mut stream = client
+        .listen(json!({"taskIds": [id, bobs, "unknown"]}))
+        .await
+        .unwrap();
     let ack = within("the acknowledgement", stream.next()).await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     // Only the caller's own, existing task is accepted.

@@ -62,6 +62,9 @@ pub enum CacheTarget {
 /// The settings of one server.
 #[derive(Clone)]
 pub(crate) struct Config {
+    /// A mount passes on or exchanges its callers' access tokens: the HTTP transport keeps
+    /// each verified caller's token with it.
+    pub(crate) keep_caller_tokens: bool,
     pub(crate) info: Arc<Implementation>,
     pub(crate) instructions: Option<String>,
     pub(crate) supported_versions: Vec<String>,
@@ -112,6 +115,7 @@ impl Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            keep_caller_tokens: false,
             info: Arc::new(Implementation::new(
                 "mcp-runtime-server",
                 env!("CARGO_PKG_VERSION"),

@@ -12,6 +12,8 @@
 //! 4. [Protecting a server](protecting): tokens, scopes, local callers (section 11).
 //! 5. [How a host uses your server](hosts): what a host sees of each tool, resource, prompt
 //!    and task, and how the official SDKs get a task's result (section 12).
+//! 6. [Composing and fronting servers](composing): other servers mounted in yours, in process
+//!    or remote, and a gateway (section 13).
 
 #[doc = include_str!("guide/writing.md")]
 pub mod writing {}
@@ -27,3 +29,6 @@ pub mod protecting {}
 
 #[doc = include_str!("guide/hosts.md")]
 pub mod hosts {}
+
+#[doc = include_str!("guide/composing.md")]
+pub mod composing {}

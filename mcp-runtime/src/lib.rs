@@ -37,6 +37,9 @@ pub mod legacy;
 pub mod redis;
 pub mod transport;
 
+pub mod client;
+pub mod proxy;
+
 mod server;
 
 mod registry_entry;

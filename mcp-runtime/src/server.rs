@@ -14,6 +14,8 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 mod builder;
+mod in_process;
+mod mounts;
 mod watch;
 pub use builder::ServerBuilder;
 
@@ -39,6 +41,8 @@ pub struct Server {
     dispatcher: Arc<Dispatcher>,
     /// The 2025-11-25 side, unless the server serves 2026-07-28 clients only.
     legacy: Option<Arc<Legacy>>,
+    /// The remote servers mounted in this one.
+    mounts: Arc<mounts::Mounts>,
 }
 
 impl std::fmt::Debug for Server {
@@ -112,6 +116,7 @@ impl Server {
         options: HttpOptions,
     ) -> Result<(), Error> {
         options.check().map_err(Error::Usage)?;
+        self.start_mounts().await;
         let signal = http::ctrl_c_or_term();
         http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
         Ok(())
@@ -147,6 +152,7 @@ impl Server {
         S: std::future::Future<Output = ()> + Send + 'static,
     {
         options.check().map_err(Error::Usage)?;
+        self.start_mounts().await;
         http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
         Ok(())
     }
@@ -160,6 +166,13 @@ impl Server {
     /// # }
     /// ```
     pub fn into_router(self, options: HttpOptions) -> axum::Router {
+        if self.mounts.any_remote()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            // Remote mounts' lists are fetched, and kept fresh, in the background.
+            let server = self.clone();
+            runtime.spawn(async move { server.start_mounts().await });
+        }
         http::router(self.dispatcher, self.legacy, options)
     }
 
@@ -213,6 +226,7 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        self.start_mounts().await;
         let legacy = self.legacy.as_ref().map(|l| l.options.clone());
         Ok(stdio::serve(self.dispatcher, legacy, input, output).await?)
     }
@@ -255,6 +269,11 @@ impl Server {
 /// Run-time changes. Every change rebuilds the registry snapshot (requests in flight keep the
 /// one they started with) and tells open `subscriptions/listen` streams that opted in.
 impl Server {
+    /// Something of the items as registered now.
+    pub(crate) fn read_items<R>(&self, read: impl FnOnce(&Items) -> R) -> R {
+        self.dispatcher.catalog.read_items(read)
+    }
+
     fn change(
         &self,
         kind: PrimitiveKind,

@@ -30,6 +30,20 @@ pub struct Caller {
     /// What a `requestState` is bound to, made once (a verified token's caller is cached and
     /// serves every request that shows the token).
     key: OnceLock<Arc<str>>,
+    /// The access token as the caller sent it: kept only when a mount passes it on or
+    /// exchanges it (never printed).
+    token: Option<CallerToken>,
+}
+
+/// A caller's access token, which `Debug` does not print.
+#[derive(Clone, Default)]
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) struct CallerToken(pub(crate) Arc<str>);
+
+impl std::fmt::Debug for CallerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CallerToken(…)")
+    }
 }
 
 impl PartialEq for Caller {
@@ -80,6 +94,17 @@ impl Caller {
     /// A claim of the token.
     pub fn claim(&self, name: &str) -> Option<&Value> {
         self.claims.get(name)
+    }
+    /// This caller with the access token it sent (for a mount that passes it on).
+    pub(crate) fn with_token(&self, token: &str) -> Caller {
+        let mut caller = self.clone();
+        caller.token = Some(CallerToken(Arc::from(token)));
+        caller
+    }
+    /// The access token the caller sent, when it was kept.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.token.as_ref().map(|t| &*t.0)
     }
     /// What a `requestState` is bound to: the subject, qualified by its issuer (two issuers may
     /// hand out the same subject).

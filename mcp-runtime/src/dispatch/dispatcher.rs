@@ -55,6 +55,8 @@ pub(crate) struct Dispatcher {
     pub(crate) info_json: Option<InfoJson>,
     /// The layers around every call, outermost first.
     pub(crate) layers: Layers,
+    /// What answers for the tasks of servers this one relays (set once, by mounts).
+    pub(crate) relayed_tasks: std::sync::OnceLock<Arc<dyn super::families::tasks::RelayedTasks>>,
 }
 
 /// What a transport knows of a message beyond its bytes.

@@ -56,6 +56,7 @@ pub use call::{Call, Outgoing};
 pub(crate) use decode::{decode_general, decode_tool_call};
 pub(crate) use dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 pub use encode::Response;
+pub(crate) use families::tasks::RelayedTasks;
 pub use layer::{Layer, LayerFn, LayerResult, McpRequest, Next, layer_fn};
 pub(crate) use slots::{Slot, Slots};
 

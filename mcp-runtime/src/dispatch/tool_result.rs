@@ -17,6 +17,15 @@ pub(super) fn answer(d: &Dispatcher, id: &RequestId, outcome: ToolOutcome) -> Re
             Response::tool_result(id, &result)
         }
         ToolOutcome::InputRequired(r) => round::input_required(d, id, r),
+        ToolOutcome::RelayedTask(mut task) => {
+            if let (Some(fields), Some(meta)) = (task.0.as_object_mut(), d.result_meta()) {
+                fields.insert(
+                    "_meta".into(),
+                    serde_json::to_value(meta).unwrap_or_default(),
+                );
+            }
+            Response::result(id, &task.0)
+        }
     }
 }
 

@@ -26,7 +26,6 @@ pub use arguments::Arguments;
 pub(crate) use catalog::Catalog;
 pub use complete::{Completer, CompletionRequest};
 pub use future::BoxFuture;
-#[cfg(test)]
 pub(crate) use headers::collect as collect_param_headers;
 pub(crate) use headers::{HeaderKind, ParamHeader};
 pub(crate) use kind::NameIndex;
@@ -41,8 +40,8 @@ pub use prompt::{Prompt, PromptGet};
 pub(crate) use resource::ResourceFn;
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub(crate) use skill_index::{DirChild, SkillEntry};
-pub(crate) use skills::SkillSet;
 pub use skills::Skills;
+pub(crate) use skills::{SkillSet, Source as SkillSource};
 pub(crate) use snapshot::{PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
 pub use tool::{NoArguments, TaskSupport, Tool, ToolCall, parse_arguments};

@@ -17,7 +17,17 @@ pub enum ToolOutcome {
     Complete(CallToolResult),
     /// An `input_required` interim result.
     InputRequired(InputRequiredResult),
+    /// A task of another server, relayed as it came (its id made this server's): what a
+    /// mounted server's tool answers a client that declared the tasks extension. Made by
+    /// mounts only.
+    #[doc(hidden)]
+    RelayedTask(RelayedTask),
 }
+
+/// A task result of a mounted server, as relayed ([`ToolOutcome::RelayedTask`]).
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct RelayedTask(pub(crate) Value);
 
 /// What a resource handler produced.
 #[derive(Debug, Clone)]

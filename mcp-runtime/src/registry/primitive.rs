@@ -287,6 +287,8 @@ pub(crate) struct Items {
     pub(crate) disabled: Vec<(PrimitiveKind, String)>,
     /// Which form of generated input schemas tools are listed with.
     pub(crate) dialect: crate::schema::SchemaDialect,
+    /// A mounted server serves the tasks extension: its tasks are relayed (`crate::proxy`).
+    pub(crate) relays_tasks: bool,
 }
 
 impl Items {

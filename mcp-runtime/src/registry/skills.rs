@@ -24,6 +24,9 @@ pub(crate) enum Source {
         origin: &'static str,
         skills: &'static [EmbeddedSkill],
     },
+    /// A mounted server's, fetched through the mount (`crate::proxy`): its loaded skills are
+    /// put in place by the mount, never read here.
+    Relayed { origin: String },
 }
 
 /// The skills a server serves through the Skills extension (`io.modelcontextprotocol/skills`):
@@ -83,7 +86,7 @@ impl Skills {
         Skills::from_source(Source::Embedded { origin, skills })
     }
 
-    fn from_source(source: Source) -> Skills {
+    pub(crate) fn from_source(source: Source) -> Skills {
         Skills {
             source,
             access: Requirement::default(),
@@ -212,6 +215,7 @@ impl Skills {
         match &self.source {
             Source::Dir { root, .. } => root.display().to_string(),
             Source::Embedded { origin, .. } => (*origin).to_owned(),
+            Source::Relayed { origin } => origin.clone(),
         }
     }
 
@@ -234,6 +238,7 @@ impl Skills {
                 load_dir(root, *limits).map_err(|e| invalid(&self.origin(), e.to_string()))?
             }
             Source::Embedded { skills, .. } => load_embedded(skills),
+            Source::Relayed { .. } => Vec::new(),
         };
         for (name, _) in &self.per_skill {
             if !skills.iter().any(|s| s.name == *name) {

@@ -134,7 +134,10 @@ impl Registry {
             seen: HashMap::new(),
             state,
         };
-        let mut reg = Registry::default();
+        let mut reg = Registry {
+            tasks: items.relays_tasks,
+            ..Registry::default()
+        };
         for tool in &items.tools {
             if let Some(entry) = check.tool(tool, items.dialect)
                 && items.enabled(PrimitiveKind::Tool, &tool.info.name)

@@ -9,6 +9,7 @@ use crate::error::BuildError;
 use crate::legacy::{Legacy, LegacyOptions, MemorySessionStore, SessionStore};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, Implementation};
+use crate::proxy::Mount;
 use crate::registry::{
     AccessCheck, Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate,
     IntoTool, Items, PrimitiveKind, Registration, SkillSet, Skills,
@@ -52,6 +53,8 @@ pub struct ServerBuilder {
     modern_only: bool,
     sessions: Option<Arc<dyn SessionStore>>,
     legacy: LegacyOptions,
+    /// Other servers mounted in this one, by prefix.
+    mounts: Vec<(String, Mount)>,
 }
 
 impl ServerBuilder {
@@ -68,6 +71,28 @@ impl ServerBuilder {
     /// The whole `serverInfo`.
     pub fn info(mut self, info: Implementation) -> Self {
         self.config.info = Arc::new(info);
+        self
+    }
+    /// Mounts another server in this one: its tools and prompts named `{prefix}_{name}` (an
+    /// empty prefix mounts it flat, names unchanged), its resources kept or rewritten
+    /// ([`Mount::uris`](crate::proxy::Mount::uris)), each request relayed to it with the
+    /// client's capabilities, progress and rounds of client input passed through. A
+    /// [`Server`] of this crate is mounted in process (its lists read now: a name taken twice
+    /// fails `build`, naming both origins; its own scopes, layers and state apply); a remote
+    /// one through a [`Client`](crate::client::Client) (feature `client`), its lists fetched
+    /// when serving starts and kept fresh. `serverInfo` and instructions stay this server's.
+    ///
+    /// ```
+    /// use mcp_runtime::{NoArguments, Server, Tool};
+    /// let weather = Server::builder()
+    ///     .tool(Tool::new("forecast").handler(|_: NoArguments, _cx| async { "sunny" }))
+    ///     .build()
+    ///     .unwrap();
+    /// let front = Server::builder().mount("weather", weather).build().unwrap();
+    /// # let _ = front;
+    /// ```
+    pub fn mount(mut self, prefix: impl Into<String>, server: impl Into<Mount>) -> Self {
+        self.mounts.push((prefix.into(), server.into()));
         self
     }
     /// Instructions for the model, sent by `server/discover`.
@@ -507,7 +532,23 @@ impl ServerBuilder {
                 }
             }
         }
-        let asks_input = self.items.ask_client_input();
+        if !self.mounts.is_empty() {
+            // Mounted servers' log messages are passed on.
+            self.config.logging = true;
+        }
+        if super::mounts::has_remote(&self.mounts) {
+            // A remote mount's lists change while serving, and its resources' updates are
+            // relayed: clients are told.
+            self.config.list_changed = true;
+            self.config.resource_subscribe = true;
+        }
+        let mounts = Arc::new(super::mounts::take(
+            &mut self.items,
+            std::mem::take(&mut self.mounts),
+        )?);
+        // A mount that passes on or exchanges its callers' tokens needs them kept.
+        self.config.keep_caller_tokens = mounts.all.iter().any(|b| b.client.needs_caller_token());
+        let asks_input = self.items.ask_client_input() || mounts.any_remote();
         let state = Arc::new(self.state);
         let catalog = Catalog::new(self.items, state.clone())?;
         let mut ring = match self.keys {
@@ -556,7 +597,15 @@ impl ServerBuilder {
                 limits.tasks_per_caller,
             ),
             layers: Arc::from(self.layers),
+            relayed_tasks: std::sync::OnceLock::new(),
         });
+        if !mounts.all.is_empty() {
+            let relay = crate::proxy::TaskRelay {
+                ring: dispatcher.sealer.ring.clone(),
+                backends: mounts.all.clone(),
+            };
+            let _ = dispatcher.relayed_tasks.set(Arc::new(relay));
+        }
         let legacy = (!self.modern_only).then(|| {
             let store = self.sessions.unwrap_or_else(|| {
                 Arc::new(
@@ -569,7 +618,11 @@ impl ServerBuilder {
         for (set, root, every, seen) in watched {
             super::watch::spawn(&dispatcher, set, root, every, seen);
         }
-        Ok(Server { dispatcher, legacy })
+        Ok(Server {
+            dispatcher,
+            legacy,
+            mounts,
+        })
     }
 }
 

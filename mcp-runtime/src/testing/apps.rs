@@ -1,7 +1,8 @@
 //! MCP Apps seen from the test client: the view a tool is linked to, and calls made as its app
 //! would make them.
 
-use super::client::{ClientError, TestClient};
+use super::client::TestClient;
+use crate::client::ClientError;
 use crate::protocol::{CallToolResult, ResourceBody, ToolInfo};
 use serde_json::Value;
 

@@ -31,8 +31,9 @@ mod client;
 mod issuer;
 mod portable;
 
+pub use crate::client::{ClientError, Elicited, Listening};
 pub use apps::AppView;
-pub use client::{ClientError, Elicited, Listening, TestClient};
+pub use client::TestClient;
 #[cfg(feature = "jwt")]
 pub use issuer::TestIssuer;
 pub use portable::{NonPortableSchema, assert_portable_schemas, non_portable_schemas};

@@ -80,14 +80,17 @@ fn is_token68(token: &[u8]) -> bool {
 }
 
 /// The caller of a request: `None` when anonymous access is allowed and no token was sent.
+/// `keep_token`: the caller carries the token it sent (a mount passes it on or exchanges it).
 pub(super) async fn authenticate(
     rs: &ResourceServer,
     headers: &HeaderMap,
+    keep_token: bool,
 ) -> Result<Option<Arc<Caller>>, Unauthenticated> {
     match bearer(headers)? {
         None if rs.anonymous => Ok(None),
         None => Err(Unauthenticated::Missing),
         Some(token) => match rs.verifier.verify(token).await {
+            Ok(caller) if keep_token => Ok(Some(Arc::new(caller.with_token(token)))),
             Ok(caller) => Ok(Some(caller)),
             Err(TokenError::Invalid(why)) => Err(Unauthenticated::Invalid(why)),
             Err(TokenError::Unavailable(why)) => {

@@ -97,7 +97,13 @@ pub(super) async fn admit(
     let options = &endpoint.options;
     let (caller, body) = match &options.auth {
         None => (local, body),
-        Some(rs) => match auth::authenticate(rs, &parts.headers).await {
+        Some(rs) => match auth::authenticate(
+            rs,
+            &parts.headers,
+            endpoint.dispatcher.config.keep_caller_tokens,
+        )
+        .await
+        {
             Ok(caller) => (caller, body),
             Err(why) => {
                 // The challenge names the scopes of the operation, when the body says which.

@@ -33,6 +33,20 @@ pub(crate) fn prepare(
     if !declares_tasks(&cx) {
         return Err(tasks_not_declared(&format!("`{method}`")));
     }
+    if let Some(relayed) = d.relayed_tasks.get().filter(|r| r.owns(&task_id)) {
+        let answered = relayed.relay(method, task_id, answers, cx.clone());
+        let meta = d.result_meta();
+        return Ok(Prepared::Pending(Box::pin(async move {
+            let mut result = answered.await?;
+            if let (Some(fields), Some(meta)) = (result.as_object_mut(), meta) {
+                fields.insert(
+                    "_meta".into(),
+                    serde_json::to_value(meta).unwrap_or_default(),
+                );
+            }
+            Ok(Response::result(cx.request_id(), &result))
+        })));
+    }
     let d = d.clone();
     Ok(Prepared::Pending(Box::pin(async move {
         let id = cx.request_id();

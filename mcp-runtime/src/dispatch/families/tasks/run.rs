@@ -435,6 +435,10 @@ fn settle(
             }
             Settled::Asking(shown)
         }
+        // A task's handler follows another server's task rather than handing it on.
+        Ok(ToolOutcome::RelayedTask(_)) => Settled::Failed(
+            McpError::internal("a task cannot be answered with another task").to_error_object(),
+        ),
         Err(e) => Settled::Failed(e.to_error_object()),
     }
 }

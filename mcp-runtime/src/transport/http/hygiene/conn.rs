@@ -3,7 +3,6 @@
 //! stamps writes and fails once the table closed it, the request body that stamps reads, and
 //! the response future that keeps its request in flight until the response is ready.
 
-use super::table::SLOW_BODY_MS;
 use crate::net::ClientNet;
 use axum::body::{Body, HttpBody};
 use std::future::Future;
@@ -13,6 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// How long a request body may bring nothing before its connection may be closed to make room
+/// at the cap, as an idle one may.
+pub(crate) const SLOW_BODY_MS: u64 = 1_000;
 
 /// Milliseconds since the table was made, advanced by the sweeper: what a connection stamps
 /// its activity with (a load, where reading the clock would be a system call).

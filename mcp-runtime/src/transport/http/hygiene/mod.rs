@@ -11,7 +11,7 @@
 //! connection *streaming* until the next request, and a streaming connection that makes no
 //! write progress for longer than the stall time (its client stopped reading, or the stream
 //! ended and the client went quiet) is closed. Only idle connections, and connections whose
-//! request body has stopped coming ([`SLOW_BODY_MS`](table::SLOW_BODY_MS) without a byte), make room at the cap.
+//! request body has stopped coming ([`SLOW_BODY_MS`](conn::SLOW_BODY_MS) without a byte), make room at the cap.
 //!
 //! Each client address (an IPv6 one by its network) has a share of the cap: a client at its
 //! share makes room by closing its own longest-idle connection, or is refused, so that one

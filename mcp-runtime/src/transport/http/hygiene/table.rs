@@ -15,9 +15,6 @@ const RESERVED_FDS: usize = 64;
 /// The cap when the file-descriptor limit cannot be read, and the most it is ever derived to
 /// (about 11 KiB of memory per open connection: ≈ 1 GiB).
 const MAX_DERIVED: usize = 100_000;
-/// How long a request body may bring nothing before its connection may be closed to make room
-/// at the cap, as an idle one may.
-pub(crate) const SLOW_BODY_MS: u64 = 1_000;
 
 /// What the accept loop enforces.
 #[derive(Debug, Clone)]
@@ -295,6 +292,7 @@ impl Drop for Registered {
 
 #[cfg(test)]
 mod tests {
+    use super::super::conn::SLOW_BODY_MS;
     use super::*;
 
     fn rules(idle: Option<Duration>, max_connections: usize, per_address: usize) -> Hygiene {

@@ -95,6 +95,8 @@ pub(super) fn profile(d: &Arc<Dispatcher>) -> Result<Profile, Error> {
         running_tasks: d.running_tasks.clone(),
         info_json: d.info_json.clone(),
         layers: d.layers.clone(),
+        // Tasks are refused on Lambda, relayed ones too.
+        relayed_tasks: std::sync::OnceLock::new(),
     };
     Ok(Profile {
         dispatcher: Arc::new(dispatcher),

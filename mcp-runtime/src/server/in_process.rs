@@ -1,0 +1,48 @@
+//! A [`Server`] as the link of a [`Client`] in the same process: each request through
+//! [`Server::handle_message`], the whole pipeline minus HTTP.
+
+use crate::client::{Client, ClientError, Exchange, Link, Outbound};
+use crate::registry::BoxFuture;
+use crate::server::Server;
+use std::sync::Arc;
+
+struct InProcess(Server);
+
+impl Link for InProcess {
+    fn send<'a>(&'a self, out: Outbound<'a>) -> BoxFuture<'a, Result<Exchange, ClientError>> {
+        let body = serde_json::to_vec(&out.message).unwrap_or_default();
+        let call = self.0.handle_message(&body, out.caller.cloned());
+        Box::pin(async move {
+            match call {
+                Some(call) => Ok(Exchange::call(call)),
+                None => Err(ClientError::Unexpected(
+                    "the request was taken for a notification".into(),
+                )),
+            }
+        })
+    }
+
+    fn revision(&self) -> Option<String> {
+        Some(crate::protocol::LATEST_PROTOCOL_VERSION.to_owned())
+    }
+
+    fn describe(&self) -> &str {
+        "in-process"
+    }
+}
+
+impl Client {
+    /// A client of `server` in this process (no sockets), declaring the capabilities of the
+    /// answers it is given (none at first), asking for no progress or logs, caching nothing.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use mcp_runtime::client::Client;
+    /// let client = Client::new(mcp_runtime::Server::builder().build().unwrap());
+    /// assert!(client.list_tools().await.unwrap().is_empty());
+    /// # }
+    /// ```
+    pub fn new(server: Server) -> Client {
+        Client::over(Arc::new(InProcess(server)), None)
+    }
+}
