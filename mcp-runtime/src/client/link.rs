@@ -21,7 +21,8 @@ pub(crate) enum Incoming {
 }
 
 /// What answers one request, read message by message; dropping it abandons the request
-/// (HTTP: the response stream closes, which is the cancellation).
+/// (stdio: `notifications/cancelled` is sent; HTTP: the response is read no further, and its
+/// pooled connection is not reused).
 pub(crate) struct Exchange(Source);
 
 enum Source {

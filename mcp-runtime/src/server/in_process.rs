@@ -38,8 +38,13 @@ impl Client {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use mcp_runtime::client::Client;
-    /// let client = Client::new(mcp_runtime::Server::builder().build().unwrap());
-    /// assert!(client.list_tools().await.unwrap().is_empty());
+    /// use mcp_runtime::{NoArguments, Server, Tool};
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("ping").handler(|_: NoArguments, _cx| async { "pong" }))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = Client::new(server);
+    /// assert_eq!(client.list_tools().await.unwrap()[0].name, "ping");
     /// # }
     /// ```
     pub fn new(server: Server) -> Client {

@@ -9,8 +9,13 @@ use crate::client::Client;
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use mcp_runtime::testing::TestClient;
-/// let client = TestClient::new(mcp_runtime::Server::builder().build().unwrap());
-/// assert!(client.list_prompts().await.unwrap().is_empty());
+/// use mcp_runtime::{Prompt, Server};
+/// let server = Server::builder()
+///     .prompt(Prompt::new("greet").handler(|_get| async { "Say hello." }))
+///     .build()
+///     .unwrap();
+/// let client = TestClient::new(server);
+/// assert_eq!(client.list_prompts().await.unwrap()[0].name, "greet");
 /// # }
 /// ```
 pub type TestClient = Client;
