@@ -23,8 +23,7 @@
 #
 # runs only the cost of a proxied call instead (`mcp-bench-gateway`: a backend and a gateway
 # mounting it over HTTP in one process, the same tools/call sent to each from 1 and 16
-# keep-alive clients, 5 interleaved rounds, then instructions per call under callgrind; about
-# 4 minutes) and writes target/h-bench/bench-gateway.md. Extra arguments go to the wall-clock
+# keep-alive clients, 5 interleaved rounds, then instructions per call under callgrind) and writes target/h-bench/bench-gateway.md. Extra arguments go to the wall-clock
 # rounds (e.g. --rounds 3 --secs 2 --clients 1,4,16).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -6,7 +6,7 @@ use super::support::*;
 use mcp_runtime::client::{Client, ClientError, Revision};
 use mcp_runtime::proxy::Mount;
 use mcp_runtime::testing::{Elicited, TestClient};
-use mcp_runtime::{McpError, NoArguments, Server, Tool};
+use mcp_runtime::{NoArguments, Server, Tool};
 use serde_json::json;
 use std::time::Duration;
 
@@ -102,7 +102,6 @@ async fn a_misbehaving_server_gets_a_clear_error() {
         .unwrap_err();
     assert!(matches!(err, ClientError::Protocol(_)), "{err:?}");
     assert!(err.to_string().contains("4096 bytes"), "{err}");
-    let _: Result<(), McpError> = Ok(());
 }
 
 #[tokio::test]

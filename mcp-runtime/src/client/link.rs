@@ -21,8 +21,8 @@ pub(crate) enum Incoming {
 }
 
 /// What answers one request, read message by message; dropping it abandons the request
-/// (stdio: `notifications/cancelled` is sent; HTTP: the response is read no further, and its
-/// pooled connection is not reused).
+/// (stdio: `notifications/cancelled` is sent; HTTP: the response is read no further, which a
+/// server not writing to it at the time may not notice).
 pub(crate) struct Exchange(Source);
 
 enum Source {

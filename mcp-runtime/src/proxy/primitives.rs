@@ -56,7 +56,10 @@ pub(crate) fn tool(backend: &SharedBackend, listed: &Value) -> Result<Tool, Stri
                     .extensions
                     .as_ref()
                     .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION));
-            match backend.relay(&cx, "tools/call", params, tasks).await? {
+            match backend
+                .relay(&cx, "tools/call", params, carried.state, tasks)
+                .await?
+            {
                 Relayed::Ask(asked) => Ok(ToolOutcome::InputRequired(asked)),
                 Relayed::Complete(result) if result["resultType"] == "task" => {
                     if cx.inner.task_status.get().is_none() {
@@ -128,7 +131,16 @@ async fn read_through(
 ) -> Result<ResourceOutcome, McpError> {
     let mut params = Map::new();
     params.insert("uri".into(), json!(backend.naming.backend_uri(uri)));
-    match backend.relay(cx, "resources/read", params, false).await? {
+    match backend
+        .relay(
+            cx,
+            "resources/read",
+            params,
+            Backend::carried(cx).state,
+            false,
+        )
+        .await?
+    {
         Relayed::Ask(asked) => Ok(ResourceOutcome::InputRequired(asked)),
         Relayed::Complete(mut result) => {
             let contents = result.get_mut("contents").map(Value::take);
@@ -174,7 +186,13 @@ pub(crate) fn prompt(backend: &SharedBackend, listed: &Value) -> Result<Prompt, 
             params.insert("name".into(), json!(original));
             params.insert("arguments".into(), json!(get.arguments));
             match backend
-                .relay(&get.context, "prompts/get", params, false)
+                .relay(
+                    &get.context,
+                    "prompts/get",
+                    params,
+                    Backend::carried(&get.context).state,
+                    false,
+                )
                 .await?
             {
                 Relayed::Ask(asked) => Ok(PromptOutcome::InputRequired(asked)),

@@ -118,18 +118,18 @@ impl Backend {
         out
     }
 
-    /// Sends `method` with `params` to the mounted server on behalf of the request `cx`.
-    /// `tasks` keeps the tasks extension among the capabilities passed on (a task tool's call);
+    /// Sends `method` with `params` to the mounted server on behalf of the request `cx`, with
+    /// the mounted server's `state` of the last round (what `cx` carried). `tasks` keeps the tasks extension among the capabilities passed on (a task tool's call);
     /// otherwise the mounted server answers plainly and this server runs any task itself.
     pub(crate) async fn relay(
         &self,
         cx: &RequestContext,
         method: &str,
         mut params: Map<String, Value>,
+        state: Option<String>,
         tasks: bool,
     ) -> Result<Relayed, McpError> {
-        let carried = Backend::carried(cx);
-        if let Some(state) = &carried.state {
+        if let Some(state) = state {
             params.insert("requestState".into(), json!(state));
         }
         let answers = Backend::answers(cx);
