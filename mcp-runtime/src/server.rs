@@ -16,6 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 mod builder;
 mod in_process;
 mod mounts;
+mod views;
 mod watch;
 pub use builder::ServerBuilder;
 

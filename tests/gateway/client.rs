@@ -158,3 +158,102 @@ async fn a_refused_listen_stream_is_an_error_at_once() {
         .unwrap_err();
     assert_eq!(refused.code(), Some(-32601), "{refused}");
 }
+
+/// A 2025 server that closes a call's stream part way (SEP-1699 polling): the client resumes
+/// it (`GET` with `Last-Event-ID`) and reads the result there, directly and through a relay.
+#[tokio::test]
+async fn a_stream_closed_mid_call_is_resumed() {
+    let backend = Server::builder()
+        .tool(Tool::new("reconnect").handler(
+            |_: NoArguments, cx: mcp_runtime::RequestContext| async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                cx.close_sse_stream();
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                "resumed"
+            },
+        ))
+        .build()
+        .unwrap();
+    let (addr, _stop, _) = serve(backend, None).await;
+    let legacy = || {
+        Client::http(url(addr))
+            .revision(Revision::Legacy("2025-11-25".into()))
+            .connect()
+            .unwrap()
+    };
+    let direct = within(
+        "the resumed call",
+        legacy().call_tool("reconnect", json!({})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(direct.text(), "resumed");
+    let server = front(Mount::from(legacy()));
+    server.refresh_mounts().await;
+    let relayed = within(
+        "the resumed call, relayed",
+        TestClient::new(server).call_tool("kb_reconnect", json!({})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(relayed.text(), "resumed");
+}
+
+/// A 2025 server that cuts every stream before its response: resumed a bounded number of
+/// times, then a clear error.
+#[tokio::test]
+async fn a_stream_cut_forever_is_given_up() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let resumes = std::sync::Arc::new(AtomicUsize::new(0));
+    let seen = resumes.clone();
+    let cut = || {
+        (
+            [("content-type", "text/event-stream")],
+            "id: 7\nretry: 0\ndata:\n\n",
+        )
+    };
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |body: String| async move {
+            let message: serde_json::Value = serde_json::from_str(&body).unwrap();
+            match message["method"].as_str() {
+                Some("initialize") => {
+                    let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                        "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "cutter", "version": "1"}}});
+                    (
+                        [
+                            ("content-type", "application/json"),
+                            ("mcp-session-id", "s1"),
+                        ],
+                        answer.to_string(),
+                    )
+                        .into_response()
+                }
+                Some(m) if m.starts_with("notifications/") => {
+                    axum::http::StatusCode::ACCEPTED.into_response()
+                }
+                _ => cut().into_response(),
+            }
+        })
+        .get(move |headers: axum::http::HeaderMap| async move {
+            assert_eq!(headers["last-event-id"], "7");
+            assert_eq!(headers["mcp-session-id"], "s1");
+            seen.fetch_add(1, Ordering::Relaxed);
+            cut()
+        }),
+    );
+    use axum::response::IntoResponse;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let client = Client::http(url(addr))
+        .revision(Revision::Legacy("2025-11-25".into()))
+        .connect()
+        .unwrap();
+    let err = within("the cuts, given up", client.call_tool("t", json!({})))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("cut 100 times"), "{err}");
+    assert_eq!(resumes.load(Ordering::Relaxed), 100);
+}

@@ -112,3 +112,87 @@ async fn the_callers_token_passes_on_only_when_asked() {
     let saw = backend_saw.lock().unwrap().clone();
     assert!(saw.is_empty(), "{saw:?}");
 }
+
+/// A mount that passes its callers' tokens on serves each caller what the mounted server shows
+/// that caller: lists fetched with the caller's token, on whichever gateway instance it asks,
+/// with what collides with another origin found when a caller's view brings it.
+#[tokio::test]
+async fn a_token_passing_mount_lists_per_caller() {
+    use mcp_runtime::auth::ResourceServer;
+    use mcp_runtime::client::Credentials;
+    use mcp_runtime::testing::TestIssuer;
+    use mcp_runtime::{NoArguments, Server, Tool};
+    // One audience shared by the gateway and the server behind it (the caller's own token
+    // passes on).
+    let gateway_listeners = [
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+    ];
+    let audience = "https://notes.example.com/mcp";
+    let issuer = TestIssuer::new("https://issuer.example.com", audience);
+    let rs = || ResourceServer::new(audience, issuer.issuer(), issuer.verifier()).unwrap();
+    let backend_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (backend, _stop, backend_saw) = serve_on(
+        backend_listener,
+        notes("private"),
+        HttpOptions::default().auth(rs()),
+    );
+    let mut gateways = Vec::new();
+    for listener in gateway_listeners {
+        let remote = Client::http(url(backend))
+            .credentials(Credentials::ForwardCallerToken)
+            .connect()
+            .unwrap();
+        let server = Server::builder()
+            .name("front")
+            .tool(Tool::new("kb_count").handler(|_: NoArguments, _cx| async { "the front's own" }))
+            .mount("kb", remote)
+            .build()
+            .unwrap();
+        // Without a caller's token the mounted server lists nothing (it wants one).
+        server.refresh_mounts().await;
+        let (addr, stop, _) = serve_on(listener, server, HttpOptions::default().auth(rs()));
+        gateways.push((addr, stop));
+    }
+    let as_caller = |addr, token: &str| Client::http(url(addr)).bearer(token).connect().unwrap();
+    let names = |tools: Vec<mcp_runtime::protocol::ToolInfo>| -> Vec<String> {
+        let mut names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
+        names.sort();
+        names
+    };
+    let ada_token = issuer.token("ada", &["notes:write"]);
+    let bob_token = issuer.token("bob", &[]);
+    let ada = as_caller(gateways[0].0, &ada_token);
+    let bob = as_caller(gateways[0].0, &bob_token);
+    let ada_sees = names(ada.list_tools().await.unwrap());
+    let bob_sees = names(bob.list_tools().await.unwrap());
+    assert!(ada_sees.contains(&"kb_purge".to_owned()), "{ada_sees:?}");
+    assert!(ada_sees.contains(&"kb_search".to_owned()), "{ada_sees:?}");
+    assert!(!bob_sees.contains(&"kb_purge".to_owned()), "{bob_sees:?}");
+    assert!(bob_sees.contains(&"kb_search".to_owned()), "{bob_sees:?}");
+    // The mounted `count` collides with the gateway's own `kb_count`: one is served, the
+    // gateway's.
+    assert_eq!(ada_sees.iter().filter(|n| *n == "kb_count").count(), 1);
+    let own = ada.call_tool("kb_count", json!({})).await.unwrap();
+    assert_eq!(own.text(), "the front's own");
+    // Use is checked against the caller's own view.
+    let purged = ada.call_tool("kb_purge", json!({})).await.unwrap();
+    assert_eq!(purged.text(), "purged");
+    let refused = bob.call_tool("kb_purge", json!({})).await.unwrap_err();
+    assert!(refused.code().is_some(), "{refused}");
+    // A caller who never listed on the other gateway calls there at once.
+    let ada_elsewhere = as_caller(gateways[1].0, &ada_token);
+    let purged = ada_elsewhere
+        .call_tool("kb_purge", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(purged.text(), "purged");
+    // Each request reached the mounted server with its own caller's token, never another's.
+    let saw = backend_saw.lock().unwrap().clone();
+    let allowed = [format!("Bearer {ada_token}"), format!("Bearer {bob_token}")];
+    assert!(saw.iter().all(|a| allowed.contains(a)), "{saw:?}");
+    assert!(
+        saw.contains(&allowed[1]),
+        "bob's view was fetched with bob's token"
+    );
+}

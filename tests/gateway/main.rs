@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cancellation;
 mod client;
 mod credentials;
 mod in_process;

@@ -27,7 +27,8 @@ pub enum ClientError {
     /// The server answered in a way the protocol does not allow: a wrong content type, an HTTP
     /// status without a JSON-RPC error, an answer larger than the client reads (what it was).
     Protocol(String),
-    /// The client's credentials could not be had: its token endpoint refused it (what it said).
+    /// The client's credentials could not be had (its token endpoint refused it), or the server
+    /// refused the request for want of them (what was said).
     Credentials(String),
 }
 

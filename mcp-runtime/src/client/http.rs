@@ -2,10 +2,12 @@
 //! link, `TCP_NODELAY`), the 2026-07-28 revision when the server speaks it, else a 2025 session
 //! (`initialize`, `Mcp-Session-Id`, the server's requests answered by POST).
 
+use super::abandon::Abandon;
 use super::credentials::Authorizer;
 use super::error::ClientError;
 use super::headers::header_text;
 use super::link::{Exchange, Link, Outbound};
+use super::resume::Resume;
 use super::session::{legacy_params, session_meta};
 use super::settings::{Revision, Settings};
 use super::sse::SseReader;
@@ -108,9 +110,14 @@ impl HttpLink {
         super::link::lock(&self.era).clone()
     }
 
-    /// The revision to speak, found on the first request: `server/discover` answered means
-    /// 2026-07-28; anything else opens a 2025 session.
-    async fn settle(&self, first: &Map<String, Value>) -> Result<Era, ClientError> {
+    /// The revision to speak, found on the first request (asked as its caller, whose token
+    /// the credentials may pass on): `server/discover` answered means 2026-07-28; a refusal
+    /// for want of credentials settles nothing; anything else opens a 2025 session.
+    async fn settle(
+        &self,
+        first: &Map<String, Value>,
+        caller: Option<&crate::context::Caller>,
+    ) -> Result<Era, ClientError> {
         if !matches!(self.era(), Era::Unknown) {
             return Ok(self.era());
         }
@@ -119,7 +126,7 @@ impl HttpLink {
             return Ok(self.era());
         }
         let era = match &self.wanted {
-            Revision::Legacy(version) => self.initialize(first, version).await?,
+            Revision::Legacy(version) => self.initialize(first, version, caller).await?,
             _ => {
                 let mut probe = Map::new();
                 probe.insert("jsonrpc".into(), json!("2.0"));
@@ -129,15 +136,25 @@ impl HttpLink {
                     "params".into(),
                     json!({"_meta": first.get("params").and_then(|p| p.get("_meta")).cloned().unwrap_or(json!({}))}),
                 );
-                match self.post(&probe, &Era::Modern, &[]).await {
+                match self.post_as(&probe, &Era::Modern, &[], caller).await {
+                    Ok(response) if response.status() == StatusCode::UNAUTHORIZED => {
+                        return Err(ClientError::Credentials(format!(
+                            "{} answered HTTP 401 to `server/discover`{}",
+                            self.url,
+                            match caller.is_some() || self.auth.is_none() {
+                                true => "",
+                                false => " (the request had no caller whose token to pass on)",
+                            }
+                        )));
+                    }
                     Ok(response) => match self.json_of(response).await {
                         Ok(answer) if answer.get("result").is_some() => Era::Modern,
-                        _ => self.initialize(first, LEGACY_VERSION).await?,
+                        _ => self.initialize(first, LEGACY_VERSION, caller).await?,
                     },
                     Err(e) if e.is_transport() && !matches!(e, ClientError::Protocol(_)) => {
                         return Err(e);
                     }
-                    Err(_) => self.initialize(first, LEGACY_VERSION).await?,
+                    Err(_) => self.initialize(first, LEGACY_VERSION, caller).await?,
                 }
             }
         };
@@ -151,6 +168,7 @@ impl HttpLink {
         &self,
         first: &Map<String, Value>,
         version: &str,
+        caller: Option<&crate::context::Caller>,
     ) -> Result<Era, ClientError> {
         let (caps, info) = session_meta(first);
         let mut init = Map::new();
@@ -165,7 +183,7 @@ impl HttpLink {
             version: version.to_owned(),
             session: None,
         };
-        let response = self.post(&init, &unknown, &[]).await?;
+        let response = self.post_as(&init, &unknown, &[], caller).await?;
         let session = response.headers().get("mcp-session-id").cloned();
         let answer = self.json_of(response).await?;
         if let Some(error) = answer.get("error") {
@@ -185,7 +203,7 @@ impl HttpLink {
         let mut initialized = Map::new();
         initialized.insert("jsonrpc".into(), json!("2.0"));
         initialized.insert("method".into(), json!("notifications/initialized"));
-        let _ = self.post(&initialized, &era, &[]).await?;
+        let _ = self.post_as(&initialized, &era, &[], caller).await?;
         Ok(era)
     }
 
@@ -206,6 +224,28 @@ impl HttpLink {
         param_headers: &[(String, String)],
         caller: Option<&crate::context::Caller>,
     ) -> Result<http::Response<hyper::body::Incoming>, ClientError> {
+        let request = self.prepare(message, era, param_headers, caller).await?;
+        self.send_prepared(request).await
+    }
+
+    async fn send_prepared(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<http::Response<hyper::body::Incoming>, ClientError> {
+        self.pool
+            .request(request)
+            .await
+            .map_err(|e| ClientError::Unreachable(format!("{}: {}", self.url, error_chain(&e))))
+    }
+
+    /// The POST carrying `message`, with every header it goes with.
+    async fn prepare(
+        &self,
+        message: &Map<String, Value>,
+        era: &Era,
+        param_headers: &[(String, String)],
+        caller: Option<&crate::context::Caller>,
+    ) -> Result<Request<Full<Bytes>>, ClientError> {
         let authorization = match &self.auth {
             Some(auth) => auth.header(&self.pool, caller).await?,
             None => None,
@@ -255,10 +295,35 @@ impl HttpLink {
                 }
             }
         }
-        self.pool
-            .request(request)
-            .await
-            .map_err(|e| ClientError::Unreachable(format!("{}: {}", self.url, error_chain(&e))))
+        Ok(request)
+    }
+
+    /// Posts a request on a 2025 session and reads its answer, with `notifications/cancelled`
+    /// sent should the caller give up first (a closed connection does not cancel there); a
+    /// 401 or 404, which the caller may send again after, is handed back unread.
+    async fn post_on_session(
+        &self,
+        message: &Map<String, Value>,
+        era: &Era,
+        caller: Option<&crate::context::Caller>,
+    ) -> Result<Result<Exchange, http::Response<hyper::body::Incoming>>, ClientError> {
+        let request = self.prepare(message, era, &[], caller).await?;
+        let mut guard = Abandon::new(&self.pool, &request, message);
+        let resume = Resume::new(&self.pool, &request, self.max_bytes);
+        let response = self.send_prepared(request).await?;
+        if matches!(
+            response.status(),
+            StatusCode::UNAUTHORIZED | StatusCode::NOT_FOUND
+        ) {
+            guard.disarm();
+            return Ok(Err(response));
+        }
+        let exchange = match is_stream(&response) {
+            // Resumed when the server cuts it before its response.
+            true => Exchange::stream(resume.reading(response.into_body())),
+            false => self.exchange_of(response).await?,
+        };
+        Ok(Ok(guard.watch(exchange)))
     }
 
     /// A whole JSON answer (of the probe or `initialize`), SSE or JSON.
@@ -344,6 +409,35 @@ impl HttpLink {
 }
 
 impl HttpLink {
+    /// A request on a 2025 session: sent again with a fresh token after a 401, and on a new
+    /// session when the old one is gone (404: the server restarted).
+    async fn send_on_session(
+        &self,
+        message: &Map<String, Value>,
+        mut era: Era,
+        caller: Option<&crate::context::Caller>,
+    ) -> Result<Exchange, ClientError> {
+        let (mut fresh_token, mut new_session) = (false, false);
+        loop {
+            let refused = match self.post_on_session(message, &era, caller).await? {
+                Ok(exchange) => return Ok(exchange),
+                Err(refused) => refused,
+            };
+            match (refused.status(), &self.auth) {
+                (StatusCode::UNAUTHORIZED, Some(auth)) if !fresh_token => {
+                    fresh_token = true;
+                    auth.forget(caller);
+                }
+                (StatusCode::NOT_FOUND, _) if !new_session => {
+                    new_session = true;
+                    *super::link::lock(&self.era) = Era::Unknown;
+                    era = self.settle(message, caller).await?;
+                }
+                _ => return self.exchange_of(refused).await,
+            }
+        }
+    }
+
     /// A listen stream on a 2025 session: each of the filter's resources subscribed
     /// (`resources/subscribe`), then the session's GET stream, which carries its list changes and
     /// resource updates; its first message the acknowledgement a 2026 server would send.
@@ -409,15 +503,16 @@ impl HttpLink {
 impl Link for HttpLink {
     fn send<'a>(&'a self, out: Outbound<'a>) -> BoxFuture<'a, Result<Exchange, ClientError>> {
         Box::pin(async move {
-            let era = self.settle(&out.message).await?;
+            let era = self.settle(&out.message, out.caller).await?;
             let mut message = out.message;
+            let caller = out.caller;
             if let Era::Legacy { .. } = era {
                 if message.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
                     return self.session_stream(&message, &era).await;
                 }
                 legacy_params(&mut message);
+                return self.send_on_session(&message, era, caller).await;
             }
-            let caller = out.caller;
             let mut response = self
                 .post_as(&message, &era, &out.param_headers, caller)
                 .await?;
@@ -429,15 +524,6 @@ impl Link for HttpLink {
                 response = self
                     .post_as(&message, &era, &out.param_headers, caller)
                     .await?;
-            }
-            if matches!(era, Era::Legacy { .. }) && response.status() == StatusCode::NOT_FOUND {
-                // The session is gone (the server restarted): open another, send again.
-                *super::link::lock(&self.era) = Era::Unknown;
-                let era = self.settle(&message).await?;
-                let response = self
-                    .post_as(&message, &era, &out.param_headers, caller)
-                    .await?;
-                return self.exchange_of(response).await;
             }
             self.exchange_of(response).await
         })
@@ -477,6 +563,13 @@ impl Link for HttpLink {
             .as_ref()
             .is_some_and(Authorizer::needs_caller_token)
     }
+}
+
+/// A successful SSE response.
+fn is_stream(response: &http::Response<hyper::body::Incoming>) -> bool {
+    let kind = response.headers().get(CONTENT_TYPE);
+    let kind = kind.and_then(|v| v.to_str().ok()).unwrap_or("");
+    response.status().is_success() && kind.to_ascii_lowercase().starts_with("text/event-stream")
 }
 
 fn insert(headers: &mut HeaderMap, name: &str, value: &str) {

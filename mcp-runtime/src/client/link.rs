@@ -20,9 +20,10 @@ pub(crate) enum Incoming {
     Response(Value),
 }
 
-/// What answers one request, read message by message; dropping it abandons the request
-/// (stdio: `notifications/cancelled` is sent; HTTP: the response is read no further, which a
-/// server not writing to it at the time may not notice).
+/// What answers one request, read message by message; dropping it abandons the request, which
+/// cancels it: in process the call is dropped, over HTTP its connection is closed (a 2025
+/// session is sent `notifications/cancelled` as well) and over stdio `notifications/cancelled`
+/// is sent.
 pub(crate) struct Exchange(Source);
 
 enum Source {
@@ -56,6 +57,16 @@ impl Exchange {
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn stream(messages: impl Messages + 'static) -> Exchange {
         Exchange(Source::Stream(Box::new(messages)))
+    }
+
+    /// The messages still to come, when they are read as they come; else the exchange as it
+    /// was (its response read already, or a call in process).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn into_stream(self) -> Result<Box<dyn Messages>, Box<Exchange>> {
+        match self.0 {
+            Source::Stream(messages) => Ok(messages),
+            other => Err(Box::new(Exchange(other))),
+        }
     }
 
     /// The next message; `Ok(None)` once the response was read.

@@ -30,6 +30,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "client")]
+mod abandon;
 mod answers;
 mod api;
 #[cfg(feature = "client")]
@@ -42,6 +44,8 @@ mod link;
 mod listening;
 #[cfg(feature = "client")]
 mod remote;
+#[cfg(feature = "client")]
+mod resume;
 #[cfg(feature = "client")]
 mod session;
 #[cfg(feature = "client")]

@@ -20,7 +20,16 @@ pub(crate) struct SseReader {
     ready: VecDeque<Incoming>,
     limit: usize,
     ended: bool,
+    /// The last event id the server gave, and the reconnection delay it asked for (a 2025
+    /// stream is resumed from there when it is cut before its response).
+    last_id: Option<String>,
+    retry: Option<std::time::Duration>,
+    /// It ended, or broke, before its response.
+    cut: bool,
 }
+
+/// The longest event id kept for resuming.
+const MAX_ID: usize = 1_024;
 
 impl SseReader {
     /// Reads `body`, refusing any event larger than `limit` bytes.
@@ -32,7 +41,26 @@ impl SseReader {
             ready: VecDeque::new(),
             limit,
             ended: false,
+            last_id: None,
+            retry: None,
+            cut: false,
         }
+    }
+
+    /// Where a stream cut before its response resumes from: the last event id, and the delay
+    /// the server asked for before reconnecting.
+    pub(crate) fn resumable(&self) -> Option<(&str, Option<std::time::Duration>)> {
+        match self.cut {
+            true => self.last_id.as_deref().map(|id| (id, self.retry)),
+            false => None,
+        }
+    }
+
+    /// The reader of the stream that resumes one cut after `last_id`.
+    pub(crate) fn resuming(body: Body, limit: usize, last_id: String) -> SseReader {
+        let mut reader = SseReader::new(body, limit);
+        reader.last_id = Some(last_id);
+        reader
     }
 
     /// The reader with `first` as the first message it yields (a stream whose opening the
@@ -58,6 +86,7 @@ impl SseReader {
                     }
                 }
                 Some(Err(e)) => {
+                    self.cut = true;
                     return Err(ClientError::Unreachable(format!(
                         "the response stream broke: {e}"
                     )));
@@ -66,6 +95,7 @@ impl SseReader {
                     self.ended = true;
                     self.dispatch()?;
                     if self.ready.is_empty() {
+                        self.cut = true;
                         return Err(ClientError::Protocol(
                             "the response stream ended before its response".into(),
                         ));
@@ -106,6 +136,14 @@ impl SseReader {
             }
             None => (line, &[][..]),
         };
+        if field == b"id" && !value.contains(&0) && value.len() <= MAX_ID {
+            self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+        }
+        if field == b"retry"
+            && let Ok(ms) = std::str::from_utf8(value).unwrap_or("").parse::<u64>()
+        {
+            self.retry = Some(std::time::Duration::from_millis(ms));
+        }
         if field == b"data" {
             if self.data.len() + value.len() + 1 > self.limit {
                 return Err(too_large(self.limit));

@@ -57,6 +57,9 @@ pub(crate) struct Dispatcher {
     pub(crate) layers: Layers,
     /// What answers for the tasks of servers this one relays (set once, by mounts).
     pub(crate) relayed_tasks: std::sync::OnceLock<Arc<dyn super::families::tasks::RelayedTasks>>,
+    /// What fetches the views of a caller of mounts that pass its token on (set once, by
+    /// mounts).
+    pub(crate) caller_views: std::sync::OnceLock<Arc<dyn super::CallerViews>>,
 }
 
 /// What a transport knows of a message beyond its bytes.

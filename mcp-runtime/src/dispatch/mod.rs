@@ -35,6 +35,7 @@
 
 mod authorize;
 mod call;
+mod caller_views;
 mod decode;
 mod dispatcher;
 mod encode;
@@ -53,6 +54,7 @@ mod validate;
 mod work;
 
 pub use call::{Call, Outgoing};
+pub(crate) use caller_views::CallerViews;
 pub(crate) use decode::{decode_general, decode_tool_call};
 pub(crate) use dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 pub use encode::Response;

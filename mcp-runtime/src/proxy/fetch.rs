@@ -4,6 +4,7 @@
 use super::primitives;
 use super::relay::SharedBackend;
 use crate::client::ClientError;
+use crate::context::Caller;
 use crate::registry::{Items, Primitive, SkillSet};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -22,10 +23,19 @@ pub(crate) struct Fetched {
 /// Pages one list may take.
 const MAX_PAGES: usize = 1_000;
 
-/// The lists of a remote mounted server (those its `server/discover` advertises).
+/// The lists of a remote mounted server (those its `server/discover` advertises), and its
+/// skills.
 pub(crate) async fn fetch(backend: &SharedBackend) -> Result<Fetched, ClientError> {
-    let client = &backend.client;
-    let discover = client.request("server/discover", json!({})).await;
+    fetch_as(backend, None).await
+}
+
+/// [`fetch`] as `caller` (for a mount that passes its callers' tokens on: what that caller
+/// sees of it; its skills are not fetched then, they are the mount's own).
+pub(crate) async fn fetch_as(
+    backend: &SharedBackend,
+    caller: Option<&Caller>,
+) -> Result<Fetched, ClientError> {
+    let discover = ask(backend, "server/discover", json!({}), caller).await;
     let caps = match &discover {
         Ok(d) => d["capabilities"].clone(),
         // An older server: its session says what it serves; ask for every list.
@@ -56,9 +66,10 @@ pub(crate) async fn fetch(backend: &SharedBackend) -> Result<Fetched, ClientErro
             .map(Duration::from_millis),
         skills: None,
     };
-    if caps["extensions"]
-        .get(crate::protocol::SKILLS_EXTENSION)
-        .is_some()
+    if caller.is_none()
+        && caps["extensions"]
+            .get(crate::protocol::SKILLS_EXTENSION)
+            .is_some()
     {
         fetched.skills = Some(super::skills::fetch_skills(backend).await?);
     }
@@ -72,7 +83,7 @@ pub(crate) async fn fetch(backend: &SharedBackend) -> Result<Fetched, ClientErro
         if caps.get(capability).is_none() {
             continue;
         }
-        let listed = match list(backend, method, field, &mut fetched).await {
+        let listed = match list(backend, method, field, &mut fetched, caller).await {
             Ok(listed) => listed,
             // The server cannot be asked: the whole fetch fails (what it served stays).
             Err(e) if e.is_transport() => return Err(e),
@@ -115,6 +126,7 @@ async fn list(
     method: &str,
     field: &str,
     fetched: &mut Fetched,
+    caller: Option<&Caller>,
 ) -> Result<Vec<Value>, ClientError> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
@@ -123,7 +135,7 @@ async fn list(
             None => json!({}),
             Some(c) => json!({"cursor": c}),
         };
-        let mut page = backend.client.request(method, params).await?;
+        let mut page = ask(backend, method, params, caller).await?;
         if let Some(ttl) = page["ttlMs"].as_u64() {
             let ttl = Duration::from_millis(ttl);
             fetched.fresh_for = Some(fetched.fresh_for.map_or(ttl, |f| f.min(ttl)));
@@ -137,6 +149,24 @@ async fn list(
         }
     }
     Ok(out)
+}
+
+/// One request of a fetch, as `caller` when given.
+async fn ask(
+    backend: &SharedBackend,
+    method: &str,
+    params: Value,
+    caller: Option<&Caller>,
+) -> Result<Value, ClientError> {
+    let client = &backend.client;
+    match caller {
+        None => client.request(method, params).await,
+        Some(caller) => {
+            client
+                .request_as(method, params, Some(caller), &mut |_| {})
+                .await
+        }
+    }
 }
 
 /// The items of a server mounted in process, each relayed to it and requiring what it requires

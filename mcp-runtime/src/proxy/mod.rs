@@ -12,10 +12,10 @@ mod relay;
 mod skills;
 mod tasks;
 
-pub(crate) use fetch::{Fetched, fetch, local_items};
+pub(crate) use fetch::{Fetched, fetch, fetch_as, local_items};
 pub(crate) use handles::TaskRelay;
-pub(crate) use names::Naming;
 pub use names::Uris;
+pub(crate) use names::{Key, Naming, key};
 pub(crate) use relay::{Backend, SharedBackend};
 
 use crate::client::Client;

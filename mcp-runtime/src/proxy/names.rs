@@ -103,6 +103,22 @@ impl Naming {
     }
 }
 
+/// An item's kind and its name (or URI, or URI template) as served here.
+pub(crate) type Key = (crate::registry::PrimitiveKind, String);
+
+/// The key of `item`.
+pub(crate) fn key(item: &crate::registry::Primitive) -> Key {
+    use crate::registry::{Primitive, PrimitiveKind};
+    match item {
+        Primitive::Tool(t) => (PrimitiveKind::Tool, t.info.name.clone()),
+        Primitive::Resource(r) => (PrimitiveKind::Resource, r.info.uri.clone()),
+        Primitive::ResourceTemplate(t) => {
+            (PrimitiveKind::ResourceTemplate, t.info.uri_template.clone())
+        }
+        Primitive::Prompt(p) => (PrimitiveKind::Prompt, p.info.name.clone()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Naming, Uris};

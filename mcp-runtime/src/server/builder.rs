@@ -598,6 +598,7 @@ impl ServerBuilder {
             ),
             layers: Arc::from(self.layers),
             relayed_tasks: std::sync::OnceLock::new(),
+            caller_views: std::sync::OnceLock::new(),
         });
         if !mounts.all.is_empty() {
             let relay = crate::proxy::TaskRelay {
@@ -605,6 +606,13 @@ impl ServerBuilder {
                 backends: mounts.all.clone(),
             };
             let _ = dispatcher.relayed_tasks.set(Arc::new(relay));
+        }
+        if mounts.any_views() {
+            let views = super::mounts::ViewsOfCallers {
+                dispatcher: Arc::downgrade(&dispatcher),
+                mounts: Arc::downgrade(&mounts),
+            };
+            let _ = dispatcher.caller_views.set(Arc::new(views));
         }
         let legacy = (!self.modern_only).then(|| {
             let store = self.sessions.unwrap_or_else(|| {

@@ -11,8 +11,15 @@ struct InProcess(Server);
 impl Link for InProcess {
     fn send<'a>(&'a self, out: Outbound<'a>) -> BoxFuture<'a, Result<Exchange, ClientError>> {
         let body = serde_json::to_vec(&out.message).unwrap_or_default();
-        let call = self.0.handle_message(&body, out.caller.cloned());
+        let caller = out.caller.cloned().map(Arc::new);
         Box::pin(async move {
+            // What the caller sees of mounts that pass its token on, fetched first.
+            if let Some(views) = self.0.dispatcher.views_ready(caller.as_ref()) {
+                views.await;
+            }
+            let call = self
+                .0
+                .handle_message(&body, caller.map(Arc::unwrap_or_clone));
             match call {
                 Some(call) => Ok(Exchange::call(call)),
                 None => Err(ClientError::Unexpected(

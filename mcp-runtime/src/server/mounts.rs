@@ -3,22 +3,27 @@
 //! starts, then again whenever their lists go stale, each fetch swapping in what the mount
 //! serves now (a name taken by another origin is skipped with an error naming both).
 
+use super::views::Views;
+use crate::context::Caller;
+use crate::dispatch::{CallerViews, Dispatcher};
 use crate::error::BuildError;
-use crate::proxy::{Fetched, Mount, SharedBackend, fetch, local_items};
-use crate::registry::{Items, Primitive, PrimitiveKind};
+use crate::proxy::{Fetched, Key, Mount, SharedBackend, fetch, key, local_items};
+use crate::registry::{BoxFuture, Items, PrimitiveKind};
 use crate::server::Server;
 use std::collections::HashSet;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 /// A remote mount and the items it added last.
 pub(crate) struct RemoteMount {
     backend: SharedBackend,
-    owned: Mutex<Vec<(PrimitiveKind, String)>>,
+    owned: Mutex<Vec<Key>>,
     /// Its listen stream is open and reports its list changes: the lists are fetched on each,
     /// and only seldom besides.
     listening: AtomicBool,
+    /// Each caller's view, when it passes its callers' tokens on (`views.rs`).
+    views: Option<Arc<Views>>,
 }
 
 /// The remote mounts of a server.
@@ -38,17 +43,6 @@ const FRESH_MIN: Duration = Duration::from_secs(5);
 const FRESH_MAX: Duration = Duration::from_secs(300);
 /// After a failed fetch.
 const RETRY: Duration = Duration::from_secs(2);
-
-fn key(item: &Primitive) -> (PrimitiveKind, String) {
-    match item {
-        Primitive::Tool(t) => (PrimitiveKind::Tool, t.info.name.clone()),
-        Primitive::Resource(r) => (PrimitiveKind::Resource, r.info.uri.clone()),
-        Primitive::ResourceTemplate(t) => {
-            (PrimitiveKind::ResourceTemplate, t.info.uri_template.clone())
-        }
-        Primitive::Prompt(p) => (PrimitiveKind::Prompt, p.info.name.clone()),
-    }
-}
 
 fn kind_word(kind: PrimitiveKind) -> &'static str {
     match kind {
@@ -102,10 +96,15 @@ pub(crate) fn take(items: &mut Items, mounts: Vec<(String, Mount)>) -> Result<Mo
         }
         all.push(backend.clone());
         let Some(local_items_of) = local else {
+            let views = backend
+                .client
+                .needs_caller_token()
+                .then(|| Arc::new(Views::new(backend.clone(), FRESH_MIN)));
             remote.push(RemoteMount {
                 backend,
                 owned: Mutex::new(Vec::new()),
                 listening: AtomicBool::new(false),
+                views,
             });
             continue;
         };
@@ -184,10 +183,14 @@ impl Server {
 
     async fn refresh_one(&self, mount: &RemoteMount) -> Option<Duration> {
         match fetch(&mount.backend).await {
-            Ok(fetched) => {
+            Ok(mut fetched) => {
                 let fresh = fetched.fresh_for;
-                self.swap_in(mount, fetched);
-                Some(fresh.unwrap_or(FRESH_MAX).clamp(FRESH_MIN, FRESH_MAX))
+                let fresh = fresh.unwrap_or(FRESH_MAX).clamp(FRESH_MIN, FRESH_MAX);
+                if let Some(views) = &mount.views {
+                    views.record_anonymous(std::mem::take(&mut fetched.items), fresh);
+                }
+                swap_in(&self.dispatcher, &self.mounts, mount, fetched, false);
+                Some(fresh)
             }
             Err(e) => {
                 tracing::warn!(
@@ -199,68 +202,6 @@ impl Server {
                 );
                 None
             }
-        }
-    }
-
-    fn swap_in(&self, mount: &RemoteMount, fetched: Fetched) {
-        for problem in &fetched.problems {
-            tracing::warn!(target: "mcp_runtime::proxy", mount = %mount.backend.name, "{problem}");
-        }
-        let mut owned = mount.owned.lock().unwrap_or_else(|p| p.into_inner());
-        let previous: HashSet<(PrimitiveKind, String)> = owned.iter().cloned().collect();
-        let mut now = Vec::new();
-        let origin = format!("mounted from `{}`", mount.backend.name);
-        let relays_tasks = self.mounts.remote.iter().any(|m| {
-            m.backend
-                .offers_tasks
-                .load(std::sync::atomic::Ordering::Relaxed)
-        });
-        let skills = fetched.skills;
-        let skills_origin = format!("the skills of the mounted server `{}`", mount.backend.name);
-        let changed = self.dispatcher.catalog.change(|items| {
-            items.relays_tasks = relays_tasks;
-            items
-                .skills
-                .retain(|set| set.declared.origin() != skills_origin);
-            if let Some(set) = skills {
-                items.skills.push(set);
-            }
-            for (kind, key) in &previous {
-                items.remove(*kind, key);
-            }
-            let taken = origins(items);
-            for item in fetched.items {
-                let k = key(&item);
-                if let Some((_, other)) = taken.iter().find(|(t, _)| *t == k) {
-                    tracing::error!(
-                        target: "mcp_runtime::proxy",
-                        "the {} `{}` is both {other} and {origin}: the mounted one is not served",
-                        kind_word(k.0),
-                        k.1
-                    );
-                    continue;
-                }
-                now.push(k);
-                items.push(item);
-            }
-            true
-        });
-        match changed {
-            Ok(_) => {
-                let before: HashSet<_> = previous;
-                let after: HashSet<_> = now.iter().cloned().collect();
-                *owned = now;
-                if before != after {
-                    self.notify(crate::bus::Change::ToolsListChanged);
-                    self.notify(crate::bus::Change::ResourcesListChanged);
-                    self.notify(crate::bus::Change::PromptsListChanged);
-                }
-            }
-            Err(e) => tracing::error!(
-                target: "mcp_runtime::proxy",
-                mount = %mount.backend.name,
-                "a mounted server's lists do not build: {e}"
-            ),
         }
     }
 
@@ -299,6 +240,83 @@ impl Server {
                 }
             });
         }
+    }
+}
+
+/// Serves what `fetched` holds of `mount` in place of what it served (with the union of the
+/// views of a mount that passes its callers' tokens on; its skills kept when `keep_skills`).
+fn swap_in(
+    d: &Dispatcher,
+    mounts: &Mounts,
+    mount: &RemoteMount,
+    fetched: Fetched,
+    keep_skills: bool,
+) {
+    for problem in &fetched.problems {
+        tracing::warn!(target: "mcp_runtime::proxy", mount = %mount.backend.name, "{problem}");
+    }
+    let mut owned = mount.owned.lock().unwrap_or_else(|p| p.into_inner());
+    // Made under the lock: two swaps of one mount cannot cross.
+    let mut fetched = fetched;
+    if let Some(views) = &mount.views {
+        fetched.items = views.items();
+    }
+    let previous: HashSet<(PrimitiveKind, String)> = owned.iter().cloned().collect();
+    let mut now = Vec::new();
+    let origin = format!("mounted from `{}`", mount.backend.name);
+    let relays_tasks = mounts.remote.iter().any(|m| {
+        m.backend
+            .offers_tasks
+            .load(std::sync::atomic::Ordering::Relaxed)
+    });
+    let skills = fetched.skills;
+    let skills_origin = format!("the skills of the mounted server `{}`", mount.backend.name);
+    let changed = d.catalog.change(|items| {
+        items.relays_tasks = relays_tasks;
+        if !keep_skills {
+            items
+                .skills
+                .retain(|set| set.declared.origin() != skills_origin);
+            if let Some(set) = skills {
+                items.skills.push(set);
+            }
+        }
+        for (kind, key) in &previous {
+            items.remove(*kind, key);
+        }
+        let taken = origins(items);
+        for item in fetched.items {
+            let k = key(&item);
+            if let Some((_, other)) = taken.iter().find(|(t, _)| *t == k) {
+                tracing::error!(
+                    target: "mcp_runtime::proxy",
+                    "the {} `{}` is both {other} and {origin}: the mounted one is not served",
+                    kind_word(k.0),
+                    k.1
+                );
+                continue;
+            }
+            now.push(k);
+            items.push(item);
+        }
+        true
+    });
+    match changed {
+        Ok(_) => {
+            let before: HashSet<_> = previous;
+            let after: HashSet<_> = now.iter().cloned().collect();
+            *owned = now;
+            if before != after {
+                d.changes.publish(crate::bus::Change::ToolsListChanged);
+                d.changes.publish(crate::bus::Change::ResourcesListChanged);
+                d.changes.publish(crate::bus::Change::PromptsListChanged);
+            }
+        }
+        Err(e) => tracing::error!(
+            target: "mcp_runtime::proxy",
+            mount = %mount.backend.name,
+            "a mounted server's lists do not build: {e}"
+        ),
     }
 }
 
@@ -393,4 +411,56 @@ pub(crate) fn has_remote(mounts: &[(String, Mount)]) -> bool {
     mounts
         .iter()
         .any(|(_, m)| matches!(m.upstream, crate::proxy::Upstream::Remote(_)))
+}
+
+/// Fetches the views of a caller of the mounts that pass its token on, before its request is
+/// handled (`dispatch/caller_views.rs`); what a new view brings joins the served union.
+pub(crate) struct ViewsOfCallers {
+    pub(crate) dispatcher: Weak<Dispatcher>,
+    pub(crate) mounts: Weak<Mounts>,
+}
+
+impl Mounts {
+    /// Whether a mount passes its callers' tokens on (its items then depend on the caller).
+    pub(crate) fn any_views(&self) -> bool {
+        self.remote.iter().any(|m| m.views.is_some())
+    }
+}
+
+impl CallerViews for ViewsOfCallers {
+    fn ready(&self, caller: Option<&Arc<Caller>>) -> Option<BoxFuture<'static, ()>> {
+        let caller = caller?.clone();
+        caller.token()?;
+        let mounts = self.mounts.upgrade()?;
+        let views = || mounts.remote.iter().filter_map(|m| m.views.as_ref());
+        if views().all(|v| v.fresh(Some(&caller)).is_some()) {
+            return None;
+        }
+        let (d, mounts) = (self.dispatcher.clone(), self.mounts.clone());
+        Some(Box::pin(async move {
+            let (Some(d), Some(mounts)) = (d.upgrade(), mounts.upgrade()) else {
+                return;
+            };
+            for mount in &mounts.remote {
+                let Some(views) = &mount.views else { continue };
+                let (_, fetched) = views.view_of(&caller).await;
+                let served: HashSet<Key> = mount
+                    .owned
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .iter()
+                    .cloned()
+                    .collect();
+                if fetched && views.union() != served {
+                    let fetched = Fetched {
+                        items: Vec::new(),
+                        problems: Vec::new(),
+                        fresh_for: None,
+                        skills: None,
+                    };
+                    swap_in(&d, &mounts, mount, fetched, true);
+                }
+            }
+        }))
+    }
 }

@@ -195,6 +195,10 @@ async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
         Ok(b) => b,
         Err(response) => return response,
     };
+    // What the caller sees of mounts that pass its token on is fetched before it is served.
+    if let Some(views) = endpoint.dispatcher.views_ready(caller.as_ref()) {
+        views.await;
+    }
     let found = headers::McpHeaders::scan(&parts.headers);
     if let Some(legacy) = &endpoint.legacy
         && era::of_post(&found, &bytes) == era::Era::Legacy

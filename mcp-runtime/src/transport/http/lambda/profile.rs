@@ -97,6 +97,7 @@ pub(super) fn profile(d: &Arc<Dispatcher>) -> Result<Profile, Error> {
         layers: d.layers.clone(),
         // Tasks are refused on Lambda, relayed ones too.
         relayed_tasks: std::sync::OnceLock::new(),
+        caller_views: std::sync::OnceLock::new(),
     };
     Ok(Profile {
         dispatcher: Arc::new(dispatcher),

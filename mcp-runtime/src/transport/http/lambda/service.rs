@@ -375,6 +375,9 @@ async fn post(
     if era::of_post(&found, &bytes) == Era::Legacy {
         return legacy_refused(&bytes);
     }
+    if let Some(views) = endpoint.dispatcher.views_ready(caller.as_ref()) {
+        views.await;
+    }
     let checks = LambdaChecks {
         headers: HeaderChecks::new(&parts.headers, found),
         task_only: &lambda.task_only,
