@@ -196,3 +196,57 @@ async fn a_token_passing_mount_lists_per_caller() {
         "bob's view was fetched with bob's token"
     );
 }
+
+/// A mount passing tokens on whose server never answers holds a caller's first request up for
+/// a moment only (the view's fetch goes on behind it), and the gateway's own tools keep
+/// answering.
+#[tokio::test]
+async fn a_silent_token_passing_mount_delays_nothing_for_long() {
+    use mcp_runtime::auth::ResourceServer;
+    use mcp_runtime::client::Credentials;
+    use mcp_runtime::testing::TestIssuer;
+    use mcp_runtime::{NoArguments, Server, Tool};
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_addr = silent.local_addr().unwrap();
+    let _hold = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = silent.accept().await {
+            held.push(s);
+        }
+    });
+    let remote = Client::http(url(silent_addr))
+        .credentials(Credentials::ForwardCallerToken)
+        .connect()
+        .unwrap();
+    let server = Server::builder()
+        .tool(Tool::new("ping").handler(|_: NoArguments, _cx| async { "pong" }))
+        .mount("kb", remote)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let audience = url(listener.local_addr().unwrap());
+    let issuer = TestIssuer::new("https://issuer.example.com", audience.clone());
+    let rs = ResourceServer::new(&audience, issuer.issuer(), issuer.verifier()).unwrap();
+    let (addr, _stop, _) = serve_on(listener, server, HttpOptions::default().auth(rs));
+    let client = Client::http(url(addr))
+        .bearer(issuer.token("ada", &[]))
+        .connect()
+        .unwrap();
+    // The view's fetch gives up after 10 s; the request waits for it 2 s at most.
+    let pong = tokio::time::timeout(
+        std::time::Duration::from_secs(6),
+        client.call_tool("ping", json!({})),
+    )
+    .await
+    .expect("the gateway's own tool answered while the mount was silent")
+    .unwrap();
+    assert_eq!(pong.text(), "pong");
+    let again = tokio::time::timeout(
+        std::time::Duration::from_secs(6),
+        client.call_tool("ping", json!({})),
+    )
+    .await
+    .expect("a second request, with the view still being fetched")
+    .unwrap();
+    assert_eq!(again.text(), "pong");
+}

@@ -3,7 +3,7 @@
 //! starts, then again whenever their lists go stale, each fetch swapping in what the mount
 //! serves now (a name taken by another origin is skipped with an error naming both).
 
-use super::views::Views;
+use super::views::{Standing, Views};
 use crate::context::Caller;
 use crate::dispatch::{CallerViews, Dispatcher};
 use crate::error::BuildError;
@@ -427,40 +427,65 @@ impl Mounts {
     }
 }
 
+/// How long a caller's first request waits for its view of a mount (the fetch goes on after):
+/// a mounted server slow to answer delays nothing else for longer.
+const FIRST_VIEW_WAIT: Duration = Duration::from_secs(2);
+
 impl CallerViews for ViewsOfCallers {
     fn ready(&self, caller: Option<&Arc<Caller>>) -> Option<BoxFuture<'static, ()>> {
-        let caller = caller?.clone();
+        let caller = caller?;
         caller.token()?;
         let mounts = self.mounts.upgrade()?;
-        let views = || mounts.remote.iter().filter_map(|m| m.views.as_ref());
-        if views().all(|v| v.fresh(Some(&caller)).is_some()) {
+        let mut waits = Vec::new();
+        for (index, mount) in mounts.remote.iter().enumerate() {
+            let Some(views) = &mount.views else { continue };
+            let standing = views.standing(caller);
+            if matches!(standing, Standing::Fresh) {
+                continue;
+            }
+            let (d, m, caller) = (self.dispatcher.clone(), self.mounts.clone(), caller.clone());
+            let fetch = tokio::spawn(fetch_view(d, m, index, caller));
+            if matches!(standing, Standing::Missing) {
+                waits.push(fetch);
+            }
+        }
+        if waits.is_empty() {
             return None;
         }
-        let (d, mounts) = (self.dispatcher.clone(), self.mounts.clone());
         Some(Box::pin(async move {
-            let (Some(d), Some(mounts)) = (d.upgrade(), mounts.upgrade()) else {
-                return;
-            };
-            for mount in &mounts.remote {
-                let Some(views) = &mount.views else { continue };
-                let (_, fetched) = views.view_of(&caller).await;
-                let served: HashSet<Key> = mount
-                    .owned
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .iter()
-                    .cloned()
-                    .collect();
-                if fetched && views.union() != served {
-                    let fetched = Fetched {
-                        items: Vec::new(),
-                        problems: Vec::new(),
-                        fresh_for: None,
-                        skills: None,
-                    };
-                    swap_in(&d, &mounts, mount, fetched, true);
+            let all = async {
+                for fetch in waits {
+                    let _ = fetch.await;
                 }
-            }
+            };
+            let _ = tokio::time::timeout(FIRST_VIEW_WAIT, all).await;
         }))
+    }
+}
+
+/// Fetches the caller's view of the mount at `index`; what it brings that is new joins the
+/// served union.
+async fn fetch_view(d: Weak<Dispatcher>, mounts: Weak<Mounts>, index: usize, caller: Arc<Caller>) {
+    let (Some(d), Some(mounts)) = (d.upgrade(), mounts.upgrade()) else {
+        return;
+    };
+    let mount = &mounts.remote[index];
+    let Some(views) = &mount.views else { return };
+    let (_, fetched) = views.view_of(&caller).await;
+    let served: HashSet<Key> = mount
+        .owned
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .cloned()
+        .collect();
+    if fetched && views.union() != served {
+        let fetched = Fetched {
+            items: Vec::new(),
+            problems: Vec::new(),
+            fresh_for: None,
+            skills: None,
+        };
+        swap_in(&d, &mounts, mount, fetched, true);
     }
 }

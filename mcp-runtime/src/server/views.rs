@@ -21,6 +21,16 @@ const VIEWS_PER_SUBJECT: usize = 4;
 const FETCH_WITHIN: Duration = Duration::from_secs(10);
 const RETRY: Duration = Duration::from_secs(2);
 
+/// Where a caller's view stands.
+pub(crate) enum Standing {
+    /// Held and fresh, or being fetched: nothing to do.
+    Fresh,
+    /// Held, past its freshness: served while it is fetched again.
+    Stale,
+    /// Not held: fetched before the caller's request is served (for a moment at most).
+    Missing,
+}
+
 /// One view's key: a digest of the caller's subject and token (a new token is a new view).
 type ViewKey = [u8; 32];
 
@@ -90,9 +100,39 @@ impl Views {
         state.fresh_for = fresh_for;
     }
 
+    /// Where the caller's view stands (a caller without a token has the fetch made without one,
+    /// always fresh).
+    pub(crate) fn standing(&self, caller: &Caller) -> Standing {
+        let Some(view) = view_key(caller) else {
+            return Standing::Fresh;
+        };
+        let held = lock(&self.state).held.get(&view).map(|h| h.until);
+        if held.is_some_and(|until| until > Instant::now()) {
+            return Standing::Fresh;
+        }
+        // Being fetched already: the first request waited (a moment), the others do not.
+        if lock(&self.fetching).contains_key(&view) {
+            return Standing::Fresh;
+        }
+        match held {
+            None => Standing::Missing,
+            Some(_) => Standing::Stale,
+        }
+    }
+
+    /// What the caller may see: its view, even stale; none held yet, what a caller without a
+    /// token sees (a check never waits for a fetch).
+    fn seen_by(&self, caller: Option<&Caller>) -> Arc<HashSet<Key>> {
+        let state = lock(&self.state);
+        match caller.and_then(view_key).and_then(|v| state.held.get(&v)) {
+            Some(held) => held.keys.clone(),
+            None => state.anonymous.clone(),
+        }
+    }
+
     /// The caller's view when it is held and fresh (a caller without a token: the fetch made
     /// without one).
-    pub(crate) fn fresh(&self, caller: Option<&Caller>) -> Option<Arc<HashSet<Key>>> {
+    fn fresh(&self, caller: Option<&Caller>) -> Option<Arc<HashSet<Key>>> {
         let state = lock(&self.state);
         let Some(view) = caller.and_then(view_key) else {
             return Some(state.anonymous.clone());
@@ -217,10 +257,7 @@ impl Views {
                 let Some(views) = views else {
                     return Err(Denied::new("the mount is gone"));
                 };
-                let keys = match request.caller() {
-                    Some(caller) => views.view_of(caller).await.0,
-                    None => views.fresh(None).unwrap_or_default(),
-                };
+                let keys = views.seen_by(request.caller());
                 match keys.contains(&*item) {
                     true => Ok(()),
                     false => Err(Denied::new(format!(
