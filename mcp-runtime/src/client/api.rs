@@ -45,10 +45,14 @@ pub struct Client {
     timeout: Option<Duration>,
     next_id: AtomicI64,
     notifications: Mutex<Vec<Value>>,
+    /// Handed each notification as it comes, instead of keeping it.
+    on_notification: Option<Arc<NotifiedFn>>,
     cache: Mutex<HashMap<String, (Instant, Value)>>,
     /// `x-mcp-header` arguments of the tools listed so far, by tool name.
     param_headers: Mutex<HashMap<String, Vec<crate::registry::ParamHeader>>>,
 }
+
+type NotifiedFn = dyn Fn(&Value) + Send + Sync;
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -73,6 +77,7 @@ impl Client {
             timeout,
             next_id: AtomicI64::new(1),
             notifications: Mutex::new(Vec::new()),
+            on_notification: None,
             cache: Mutex::new(HashMap::new()),
             param_headers: Mutex::new(HashMap::new()),
         }
@@ -165,6 +170,26 @@ impl Client {
     #[must_use]
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
+        self
+    }
+
+    /// Hands each notification of a request (progress, logs) to `notified` as it comes, rather
+    /// than keeping it for [`take_notifications`](Client::take_notifications): a progress bar, a
+    /// live log.
+    ///
+    /// ```
+    /// use mcp_runtime::client::Client;
+    /// use mcp_runtime::Server;
+    /// let client = Client::new(Server::builder().build().unwrap())
+    ///     .progress()
+    ///     .on_notification(|note| eprintln!("{}", note["method"]));
+    /// ```
+    #[must_use]
+    pub fn on_notification<F>(mut self, notified: F) -> Self
+    where
+        F: Fn(&Value) + Send + Sync + 'static,
+    {
+        self.on_notification = Some(Arc::new(notified));
         self
     }
 
@@ -384,8 +409,11 @@ impl Client {
     /// returns its `result` as the server wrote it: an `input_required` round is handed back
     /// untouched (the *relay* mode), and nothing is retried.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        self.request_with(method, params, &mut |n| lock(&self.notifications).push(n))
-            .await
+        self.request_with(method, params, &mut |n| match &self.on_notification {
+            Some(notified) => notified(&n),
+            None => lock(&self.notifications).push(n),
+        })
+        .await
     }
 
     /// [`request`](Client::request), with each notification of the request handed to

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# `cargo mcp-runtime` checked by the tools it writes for: the notes example installed into
+# Claude Code, Gemini CLI and Codex (pinned from npm under .ci/cli-hosts/, run with HOME in a
+# scratch folder and no credentials), over stdio and over HTTP, then read back by each host's
+# own command line (`claude mcp list`, `gemini mcp list`, `codex mcp get`): Claude Code and
+# Gemini CLI connect to the server and say so. A second install leaves the file byte for byte;
+# `--remove` takes the entry out. Then `pack`'s bundle through Anthropic's `mcpb` (validate,
+# info, unpack, and the server started from its manifest), `new`'s crate through its own tests
+# and a call as the current crate, and `check` on the notes example. Every step is bounded in
+# time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TERM_COLOR=never
+ROOT="$PWD"
+DIR=.ci/cli-hosts
+SCRATCH="$ROOT/target/cli-hosts-home"
+
+echo "== npm ci (Claude Code, Gemini CLI, Codex, mcpb, from the lock file)"
+(cd "$DIR" && timeout 900 npm ci --no-audit --no-fund --loglevel=error)
+BIN="$ROOT/$DIR/node_modules/.bin"
+
+echo "== cargo build: the command line and the notes example"
+cargo build -p cargo-mcp-runtime -p mcp-examples --example notes
+CLI="$ROOT/target/debug/cargo-mcp-runtime"
+NOTES="$ROOT/target/debug/examples/notes"
+
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH/project"
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+URL="http://127.0.0.1:$PORT/mcp"
+"$NOTES" --addr "127.0.0.1:$PORT" >"$SCRATCH/notes-http.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true' EXIT
+python3 - "$PORT" <<'PY'
+import socket, sys, time
+deadline = time.time() + 30
+while time.time() < deadline:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit("the notes example did not start listening")
+PY
+
+cd "$SCRATCH/project"
+export HOME="$SCRATCH"
+export NOTES_TOKEN="not-a-secret"
+fail() {
+  echo "error: $*" >&2
+  exit 1
+}
+install() {
+  timeout 300 "$CLI" mcp-runtime install "$@"
+}
+expect() { # what, pattern, command...
+  local what="$1" pattern="$2"
+  shift 2
+  local out
+  out="$(timeout 180 "$@" 2>&1 || true)"
+  echo "$out" | grep -E -q -- "$pattern" || fail "$what: expected /$pattern/ in:
+$out"
+  echo "ok: $what"
+}
+
+echo "== Claude Code"
+install claude-code --name notes -- "$NOTES" --stdio
+install claude-code --name notes-http --url "$URL" --bearer-env NOTES_TOKEN
+expect "claude mcp list: stdio, connected" 'notes: .*notes --stdio - ✔ Connected' "$BIN/claude" mcp list
+expect "claude mcp list: HTTP, connected" "notes-http: $URL \(HTTP\) - ✔ Connected" "$BIN/claude" mcp list
+cp "$HOME/.claude.json" "$SCRATCH/claude.before"
+install claude-code --name notes -- "$NOTES" --stdio
+cmp -s "$HOME/.claude.json" "$SCRATCH/claude.before" || fail "a second install changed ~/.claude.json"
+install claude-code --name notes-http --remove
+expect "claude mcp list: removed" '^notes: ' "$BIN/claude" mcp list
+"$BIN/claude" mcp list 2>&1 | grep -q 'notes-http' && fail "notes-http still listed after --remove"
+
+echo "== Gemini CLI"
+# The scratch project is trusted the way a person trusts a folder (its trust file).
+mkdir -p "$HOME/.gemini"
+printf '{"%s": "TRUST_FOLDER"}\n' "$SCRATCH/project" >"$HOME/.gemini/trustedFolders.json"
+install gemini --name notes -- "$NOTES" --stdio
+install gemini --scope project --name notes-http --url "$URL" --bearer-env NOTES_TOKEN
+expect "gemini mcp list: stdio, connected" '✓ notes: .*\(stdio\) - Connected' "$BIN/gemini" mcp list
+expect "gemini mcp list: HTTP, connected" "✓ notes-http: $URL \(http\) - Connected" "$BIN/gemini" mcp list
+
+echo "== Codex"
+install codex --name notes -- "$NOTES" --stdio
+install codex --name notes-http --url "$URL" --bearer-env NOTES_TOKEN
+expect "codex mcp get: stdio" 'transport: stdio' "$BIN/codex" mcp get notes
+expect "codex mcp get: HTTP" 'bearer_token_env_var: NOTES_TOKEN|NOTES_TOKEN' "$BIN/codex" mcp get notes-http
+expect "codex mcp list: both" 'notes-http' "$BIN/codex" mcp list
+
+echo "== cargo mcp-runtime pack: the notes example as an MCP Bundle, read by mcpb (Claude Desktop's bundle tool)"
+# Cargo and rustup live under the real HOME, not the scratch one. A debug build: the one above.
+REAL_HOME="$(getent passwd "$(id -u)" | cut -d: -f6)"
+BUNDLE="$SCRATCH/notes.mcpb"
+UNPACKED="$SCRATCH/notes-bundle"
+(cd "$ROOT" && HOME="$REAL_HOME" timeout 900 "$CLI" mcp-runtime pack --example notes --debug \
+  --author "The mcp-runtime developers" --output "$BUNDLE")
+python3 - "$BUNDLE" <<'PY'
+import json, sys, zipfile
+archive = zipfile.ZipFile(sys.argv[1])
+names = sorted(archive.namelist())
+assert names == ["manifest.json", "server/notes"], names
+mode = archive.getinfo("server/notes").external_attr >> 16
+assert mode & 0o777 == 0o755, oct(mode)
+manifest = json.loads(archive.read("manifest.json"))
+assert manifest["server"]["type"] == "binary", manifest["server"]
+tools = sorted(t["name"] for t in manifest["tools"])
+assert tools == ["create_note", "delete_tagged", "reindex", "search_notes"], tools
+assert [p["name"] for p in manifest["prompts"]] == ["summarize_tag"], manifest["prompts"]
+print("ok: the archive holds manifest.json and server/notes (0755), with the tools and prompt the server lists")
+PY
+rm -rf "$UNPACKED"
+expect "mcpb info: read" 'File: notes.mcpb' "$BIN/mcpb" info "$BUNDLE"
+expect "mcpb unpack" 'unpacked successfully' "$BIN/mcpb" unpack "$BUNDLE" "$UNPACKED"
+expect "mcpb validate: the manifest" 'Manifest schema validation passes!' "$BIN/mcpb" validate "$UNPACKED/manifest.json"
+[ -x "$UNPACKED/server/notes" ] || fail "mcpb unpack left server/notes not executable"
+# The server started as Claude Desktop starts it: mcp_config, ${__dirname} the unpacked folder.
+mapfile -t STARTED < <(python3 - "$UNPACKED" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1] + "/manifest.json"))["server"]["mcp_config"]
+for word in [config["command"], *config["args"]]:
+    print(word.replace("${__dirname}", sys.argv[1]))
+PY
+)
+expect "the bundle's server lists its tools" '^search_notes' "$CLI" mcp-runtime list tools -- "${STARTED[@]}"
+
+echo "== new: a crate that builds, whose tests pass, and that the command line calls as the current crate"
+# Outside this repository: a crate inside a workspace that does not list it does not build.
+NEW_PARENT="$(mktemp -d)"
+NEW="$NEW_PARENT/adder"
+(cd "$SCRATCH" && HOME="$REAL_HOME" timeout 60 "$CLI" mcp-runtime new adder --path "$NEW" --runtime "$ROOT/mcp-runtime")
+(cd "$NEW" && HOME="$REAL_HOME" CARGO_TARGET_DIR="$ROOT/target/new-crates" timeout 1200 cargo test) \
+  || fail "the crate made by new does not pass its own tests"
+(
+  cd "$NEW"
+  export HOME="$REAL_HOME" CARGO_TARGET_DIR="$ROOT/target/new-crates"
+  expect "call, on the current crate" '^42$' "$CLI" mcp-runtime call add a=2 b=40 --quiet
+)
+
+rm -rf "$NEW_PARENT"
+
+echo "== check: green on the notes example"
+expect "check" '0 failed' "$CLI" mcp-runtime check "$URL"
+
+echo "cli hosts: Claude Code and Gemini CLI connect to what install wrote (stdio and HTTP); Codex reads both entries; pack's bundle passes mcpb 2.1.2; new's crate passes its tests; check is green"
