@@ -6,8 +6,9 @@
 # Gemini CLI connect to the server and say so. A second install leaves the file byte for byte;
 # `--remove` takes the entry out. Then `pack`'s bundle through Anthropic's `mcpb` (validate,
 # info, unpack, and the server started from its manifest), `new`'s crate through its own tests
-# and a call as the current crate, and `check` on the notes example. Every step is bounded in
-# time.
+# and a call as the current crate, `dev` serving it again on an edit (a round of input started
+# before the restart finished after it), a call answered at a pseudo-terminal's prompts, and
+# `check` on the notes example. Every step is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +22,7 @@ echo "== npm ci (Claude Code, Gemini CLI, Codex, mcpb, from the lock file)"
 BIN="$ROOT/$DIR/node_modules/.bin"
 
 echo "== cargo build: the command line and the notes example"
-cargo build -p cargo-mcp-runtime -p mcp-examples --example notes
+cargo build -p cargo-mcp-runtime -p mcp-examples --example notes --example study-server
 CLI="$ROOT/target/debug/cargo-mcp-runtime"
 NOTES="$ROOT/target/debug/examples/notes"
 
@@ -142,9 +143,105 @@ NEW="$NEW_PARENT/adder"
   expect "call, on the current crate" '^42$' "$CLI" mcp-runtime call add a=2 b=40 --quiet
 )
 
+
+echo "== dev: the crate served, edited, served again on the same address; a round of input survives the restart"
+# A tool that asks the user first (an elicitation): its round starts before a restart.
+cat >>"$NEW/src/lib.rs" <<'RS'
+
+/// A confirmation form.
+#[derive(Debug, serde::Deserialize, mcp_runtime::ElicitForm)]
+pub struct Proceed {
+    /// Whether to go on.
+    pub proceed: bool,
+}
+
+/// Ask the user before going on.
+#[tool]
+pub fn confirm(#[elicit(message = "Go on?")] answer: Elicitation<Proceed>) -> String {
+    match answer {
+        Elicitation::Accepted(p) => format!("proceed = {}", p.proceed),
+        _ => "not answered".to_owned(),
+    }
+}
+RS
+DEV_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+DEV_URL="http://127.0.0.1:$DEV_PORT/mcp"
+(
+  cd "$NEW"
+  export HOME="$REAL_HOME" CARGO_TARGET_DIR="$ROOT/target/new-crates"
+  exec "$CLI" mcp-runtime dev --addr "127.0.0.1:$DEV_PORT" >"$SCRATCH/dev.log" 2>&1
+) &
+DEV=$!
+trap 'kill $SERVER 2>/dev/null || true; kill $DEV 2>/dev/null || true' EXIT
+served() { grep -c '^dev: serving' "$SCRATCH/dev.log" || true; }
+wait_served() { # count
+  for _ in $(seq 1 1200); do
+    [ "$(served)" -ge "$1" ] && return 0
+    sleep 0.5
+  done
+  fail "dev did not serve a build $1 within 10 minutes: $(tail -20 "$SCRATCH/dev.log")"
+}
+wait_served 1
+round() { # step (start | finish)
+  python3 - "$DEV_URL" "$SCRATCH/round.json" "$1" <<'PY'
+import json, sys, urllib.request
+url, saved, step = sys.argv[1:]
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+params = {"name": "confirm", "arguments": {}, "_meta": meta}
+if step == "finish":
+    started = json.load(open(saved))
+    params["inputResponses"] = {key: {"action": "accept", "content": {"proceed": True}}
+                                for key in started["inputRequests"]}
+    params["requestState"] = started["requestState"]
+request = urllib.request.Request(url, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).encode(), {
+    "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "confirm"})
+answer = json.loads(urllib.request.urlopen(request, timeout=30).read())
+result = answer["result"]
+if step == "start":
+    assert result["resultType"] == "input_required", answer
+    json.dump(result, open(saved, "w"))
+    print("ok: a round started (input_required, sealed requestState)")
+else:
+    assert result["content"][0]["text"] == "proceed = true", answer
+    print("ok: the round finished on the restarted server")
+PY
+}
+round start
+# An edit to a tool's description: the time from the save to the change listed.
+SAVED_AT="$(date +%s.%N)"
+sed -i 's|/// Add two integers. Use only for arithmetic addition.|/// Add two whole numbers. Use only for arithmetic addition.|' "$NEW/src/lib.rs"
+for _ in $(seq 1 1200); do
+  "$CLI" mcp-runtime list tools --url "$DEV_URL" 2>/dev/null | grep -q 'whole numbers' && break
+  sleep 0.1
+done
+LISTED_AT="$(date +%s.%N)"
+"$CLI" mcp-runtime list tools --url "$DEV_URL" | grep -q 'whole numbers' || fail "dev never served the edit"
+echo "ok: from save to listed: $(python3 -c "print(f'{$LISTED_AT - $SAVED_AT:.1f}')") s"
+round finish
+# A broken edit: the compiler's messages, and the last good server still serving.
+BEFORE="$(served)"
+printf '\nfn broken( {}\n' >>"$NEW/src/lib.rs"
+for _ in $(seq 1 1200); do
+  grep -q 'the last good server still serves' "$SCRATCH/dev.log" && break
+  sleep 0.5
+done
+grep -q 'the last good server still serves' "$SCRATCH/dev.log" || fail "dev said nothing of the failed build: $(tail -20 "$SCRATCH/dev.log")"
+grep -q '^error' "$SCRATCH/dev.log" || fail "the compiler's messages were not shown"
+expect "the last good server serves on" 'whole numbers' "$CLI" mcp-runtime list tools --url "$DEV_URL"
+[ "$(served)" = "$BEFORE" ] || fail "a failed build replaced the server"
+kill -TERM $DEV
+wait $DEV 2>/dev/null || true
+python3 -c "import socket; socket.create_connection(('127.0.0.1', $DEV_PORT), timeout=1)" 2>/dev/null \
+  && fail "the server outlived dev"
+echo "ok: dev stopped, its server with it"
 rm -rf "$NEW_PARENT"
+
+echo "== call in a terminal: the study server's three input requests answered at the prompts of a pseudo-terminal"
+timeout 300 python3 "$ROOT/$DIR/pty_call.py" "$CLI" "$ROOT/target/debug/examples/study-server"
 
 echo "== check: green on the notes example"
 expect "check" '0 failed' "$CLI" mcp-runtime check "$URL"
 
-echo "cli hosts: Claude Code and Gemini CLI connect to what install wrote (stdio and HTTP); Codex reads both entries; pack's bundle passes mcpb 2.1.2; new's crate passes its tests; check is green"
+echo "cli hosts: Claude Code and Gemini CLI connect to what install wrote (stdio and HTTP); Codex reads both entries; pack's bundle passes mcpb 2.1.2; new's crate passes its tests; dev restarts it on an edit (a round survives); a call answered in a terminal; check is green"

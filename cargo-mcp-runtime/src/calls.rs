@@ -231,17 +231,17 @@ pub(crate) async fn list(client: &Client, what: Listed, as_json: bool) -> Result
         Listed::Skills => to_values(client.list_skills().await.map_err(err)?),
     };
     if as_json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&items).unwrap_or_default()
         );
         return Ok(());
     }
     if items.is_empty() {
-        println!("(none)");
+        say!("(none)");
     }
     for item in &items {
-        println!("{}", crate::inspect::one_line(item));
+        say!("{}", crate::inspect::one_line(item));
     }
     Ok(())
 }
@@ -277,14 +277,14 @@ pub(crate) async fn call(
         // The text blocks are that JSON serialized (as servers send it for older clients):
         // shown once, readable.
         Some(structured) if texts_are(&result["content"], structured) => {
-            println!(
+            say!(
                 "{}",
                 serde_json::to_string_pretty(structured).unwrap_or_default()
             );
         }
         Some(structured) => {
             print_content(&result["content"]);
-            println!(
+            say!(
                 "{}",
                 serde_json::to_string_pretty(structured).unwrap_or_default()
             );
@@ -302,13 +302,13 @@ pub(crate) async fn read(client: &Client, uri: &str) -> Result<ExitCode, String>
     let result = serde_json::to_value(&result).unwrap_or_default();
     for content in result["contents"].as_array().into_iter().flatten() {
         match (content["text"].as_str(), content["blob"].as_str()) {
-            (Some(text), _) => println!("{text}"),
-            (None, Some(blob)) => println!(
+            (Some(text), _) => say!("{text}"),
+            (None, Some(blob)) => say!(
                 "[{} bytes of {}, Base64]",
                 blob.len() / 4 * 3,
                 content["mimeType"].as_str().unwrap_or("binary data")
             ),
-            _ => println!("{content}"),
+            _ => say!("{content}"),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -337,7 +337,7 @@ pub(crate) async fn get(client: &Client, name: &str, given: &[String]) -> Result
     let result = serde_json::to_value(&result).unwrap_or_default();
     for message in result["messages"].as_array().into_iter().flatten() {
         let role = message["role"].as_str().unwrap_or("?");
-        print!("{role}: ");
+        say!("{role}:");
         print_content(&Value::Array(vec![message["content"].clone()]));
     }
     Ok(ExitCode::SUCCESS)
@@ -361,14 +361,14 @@ fn texts_are(content: &Value, structured: &Value) -> bool {
 fn print_content(content: &Value) {
     for block in content.as_array().into_iter().flatten() {
         match block["type"].as_str().unwrap_or("") {
-            "text" => println!("{}", block["text"].as_str().unwrap_or("")),
-            "image" | "audio" => println!(
+            "text" => say!("{}", block["text"].as_str().unwrap_or("")),
+            "image" | "audio" => say!(
                 "[{} {}, {} bytes]",
                 block["type"].as_str().unwrap_or(""),
                 block["mimeType"].as_str().unwrap_or(""),
                 block["data"].as_str().map_or(0, |d| d.len() / 4 * 3)
             ),
-            "resource_link" => println!(
+            "resource_link" => say!(
                 "[link: {} {}]",
                 block["uri"].as_str().unwrap_or(""),
                 block["name"].as_str().unwrap_or("")
@@ -376,11 +376,11 @@ fn print_content(content: &Value) {
             "resource" => {
                 let resource = &block["resource"];
                 match resource["text"].as_str() {
-                    Some(text) => println!("[{}]\n{text}", resource["uri"].as_str().unwrap_or("")),
-                    None => println!("[{}: binary]", resource["uri"].as_str().unwrap_or("")),
+                    Some(text) => say!("[{}]\n{text}", resource["uri"].as_str().unwrap_or("")),
+                    None => say!("[{}: binary]", resource["uri"].as_str().unwrap_or("")),
                 }
             }
-            _ => println!("{block}"),
+            _ => say!("{block}"),
         }
     }
 }

@@ -53,7 +53,7 @@ impl Check {
     pub(crate) async fn run(self) -> Result<ExitCode, String> {
         let probe = Probe::new(&self.url)?;
         let mut report = Report::default();
-        println!("check {}", self.url);
+        say!("check {}", self.url);
         transport(&probe, &mut report);
         let protected = handshakes(&probe, &mut report).await;
         browser_get(&probe, &mut report).await;
@@ -69,13 +69,13 @@ impl Check {
                 Level::Warn => "warn",
                 Level::Fail => "FAIL",
             };
-            println!("  {tag}  {}", finding.what);
+            say!("  {tag}  {}", finding.what);
             if let Some(fix) = &finding.fix {
-                println!("        fix: {fix}");
+                say!("        fix: {fix}");
             }
         }
         let count = |l: Level| report.0.iter().filter(|f| f.level == l).count();
-        println!(
+        say!(
             "{} failed, {} warnings, {} passed",
             count(Level::Fail),
             count(Level::Warn),

@@ -36,7 +36,7 @@ pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String
         },
     });
     if as_json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
         );
@@ -45,15 +45,15 @@ pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String
     let info = &discover["_meta"]["io.modelcontextprotocol/serverInfo"];
     let revision = report["revision"].as_str().unwrap_or("unknown");
     match info["name"].as_str() {
-        Some(name) => println!(
+        Some(name) => say!(
             "{name} {} ({}, revision {revision})",
             info["version"].as_str().unwrap_or(""),
             client.server()
         ),
-        None => println!("{} (revision {revision})", client.server()),
+        None => say!("{} (revision {revision})", client.server()),
     }
     if let Some(instructions) = discover["instructions"].as_str() {
-        println!("Instructions: {instructions}");
+        say!("Instructions: {instructions}");
     }
     if let Some(caps) = discover["capabilities"].as_object() {
         let mut names: Vec<String> = caps
@@ -64,7 +64,7 @@ pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String
         if let Some(extensions) = caps.get("extensions").and_then(Value::as_object) {
             names.extend(extensions.keys().cloned());
         }
-        println!("Offers: {}", names.join(", "));
+        say!("Offers: {}", names.join(", "));
     }
     for (title, key) in [
         ("Tools", "tools"),
@@ -75,18 +75,18 @@ pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String
     ] {
         match &report[key] {
             Value::Array(items) => {
-                println!("\n{title} ({}):", items.len());
+                say!("\n{title} ({}):", items.len());
                 for item in items {
-                    println!("  {}", one_line(item));
+                    say!("  {}", one_line(item));
                     if key == "tools" {
                         for line in arguments(&item["inputSchema"]) {
-                            println!("      {line}");
+                            say!("      {line}");
                         }
                     }
                 }
             }
             Value::Null => {}
-            other => println!("\n{title}: {}", other["error"].as_str().unwrap_or("?")),
+            other => say!("\n{title}: {}", other["error"].as_str().unwrap_or("?")),
         }
     }
     Ok(())

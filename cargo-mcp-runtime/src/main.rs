@@ -4,17 +4,32 @@
 //! - `list`, `call`, `read`, `get`: one request, its input requests answered in the terminal
 //!   or from `--answer` flags, progress shown as it comes; a non-zero exit on an error.
 //! - `new NAME`: a server crate that builds and whose tests pass out of the box.
+//! - `dev`: the current crate's server served, and served again whenever its sources change.
 //! - `check URL`: the server as hosted connectors will meet it, each finding with its fix.
 //! - `install HOST`: a server added to a host's configuration file (Claude Desktop, Claude
-//!   Code, Cursor, VS Code, Gemini CLI, Codex, a plain `mcp.json`), everything else in the file
-//!   kept as it was.
+//!   Code, Cursor, VS Code, Gemini CLI, Codex, Goose, a plain `mcp.json`), everything else in
+//!   the file kept as it was.
 //!
 //! The server is named by `--url URL` (Streamable HTTP, either era), by `-- COMMAND ARGS…` (a
 //! child process over stdio), or, with neither, is the current crate's binary, built and run
 //! with `--stdio`.
 
+/// `println!` that ends the program quietly once stdout is closed (`… | head -1`), where
+/// `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+    }};
+}
+
 mod calls;
 mod check;
+mod dev;
 mod inspect;
 mod install;
 mod new;
@@ -38,6 +53,10 @@ enum Command {
     /// Creates a server crate that builds and whose tests pass: a tool, a resource, a prompt,
     /// an in-process test, a README with its two commands.
     New(new::New),
+    /// Builds and serves the current crate's server, and builds and serves it again on the
+    /// same address whenever its sources change (the last good server keeps serving while a
+    /// build fails; requests of several rounds survive a restart).
+    Dev(dev::Dev),
     /// What a server exposes: its revision, capabilities, tools (with their arguments),
     /// resources, templates, prompts and skills.
     Inspect {
@@ -118,7 +137,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli.command)) {
+    let done = runtime.block_on(run(cli.command));
+    // `dev`'s loop is a blocking task that never ends by itself: not waited for.
+    runtime.shutdown_background();
+    match done {
         Ok(code) => code,
         Err(message) => {
             eprintln!("error: {message}");
@@ -163,6 +185,7 @@ async fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Install(install) => install.run().map(|()| ExitCode::SUCCESS),
         Command::New(new) => new.run().map(|()| ExitCode::SUCCESS),
+        Command::Dev(dev) => dev.run().await.map(|()| ExitCode::SUCCESS),
         Command::Check(check) => check.run().await,
         Command::Pack(pack) => pack.run().await.map(|()| ExitCode::SUCCESS),
     }

@@ -224,15 +224,15 @@ impl New {
             std::fs::write(&path, text)
                 .map_err(|e| format!("could not write {}: {e}", path.display()))?;
         }
-        println!("created `{}` in {}", self.name, dir.display());
+        say!("created `{}` in {}", self.name, dir.display());
         if let Some(workspace) = enclosing_workspace(&dir) {
-            println!(
+            say!(
                 "  note: {} is inside the workspace of {}: add the crate to its `members` (or `exclude`) for cargo to build it",
                 dir.display(),
                 workspace.display()
             );
         }
-        println!("  cd {} && cargo test && cargo run", dir.display());
+        say!("  cd {} && cargo test && cargo run", dir.display());
         Ok(())
     }
 }

@@ -59,7 +59,7 @@ impl Target {
             }
             (None, Some((command, args))) => Client::stdio(command.clone(), args).timeout(timeout),
             (None, None) => {
-                let binary = crate_binary(self.bin.as_deref())?;
+                let binary = crate_binary(self.bin.as_deref(), NAME_ONE)?;
                 Client::stdio(binary.to_string_lossy(), ["--stdio"]).timeout(timeout)
             }
         };
@@ -113,18 +113,21 @@ pub(crate) fn cargo_build(args: &[std::ffi::OsString]) -> Result<Option<Vec<Buil
     Ok(Some(built))
 }
 
+/// What to do when the current crate is not the server: name one.
+pub(crate) const NAME_ONE: &str = "or name a server with `--url URL` or `-- COMMAND ARGS…`";
+
 /// The current crate's server binary, built first (the compiler's messages go to the
-/// terminal): the one named by `--bin`, or its only one.
-pub(crate) fn crate_binary(bin: Option<&str>) -> Result<PathBuf, String> {
+/// terminal): the one named by `--bin`, or its only one; `fix` says what to do when the build
+/// fails.
+pub(crate) fn crate_binary(bin: Option<&str>, fix: &str) -> Result<PathBuf, String> {
     let mut args = Vec::new();
     if let Some(bin) = bin {
         args.extend(["--bin".into(), bin.into()]);
     }
     let Some(built) = cargo_build(&args)? else {
-        return Err(
-            "the current crate did not build (the compiler's messages are above); or name a server with `--url URL` or `-- COMMAND ARGS…`"
-                .into(),
-        );
+        return Err(format!(
+            "the current crate did not build (the compiler's messages are above); {fix}"
+        ));
     };
     let mut binaries: Vec<Built> = built
         .into_iter()

@@ -23,6 +23,8 @@ pub(crate) enum Host {
     Gemini,
     /// Codex (`~/.codex/config.toml`, or the project's `.codex/config.toml`).
     Codex,
+    /// Goose (`~/.config/goose/config.yaml`; user configuration only).
+    Goose,
     /// A plain `mcp.json` in the working directory (`mcpServers`).
     McpJson,
 }
@@ -77,6 +79,7 @@ impl Host {
             Host::Vscode => "VS Code: `MCP: List Servers` shows it",
             Host::Gemini => "Gemini CLI: `gemini mcp list` shows it",
             Host::Codex => "Codex: `codex mcp list` shows it",
+            Host::Goose => "Goose: its extensions list shows it",
             Host::McpJson => "mcp.json",
         }
     }
@@ -111,6 +114,19 @@ impl Host {
                 None => Ok(home()?.join(".codex").join("config.toml")),
             },
             (Host::Codex, _) => Ok(cwd()?.join(".codex").join("config.toml")),
+            (Host::Goose, Scope::User) if cfg!(windows) => Ok(app_config()?
+                .join("Block")
+                .join("goose")
+                .join("config")
+                .join("config.yaml")),
+            (Host::Goose, Scope::User) => {
+                let base = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+                    Some(dir) => PathBuf::from(dir),
+                    None => home()?.join(".config"),
+                };
+                Ok(base.join("goose").join("config.yaml"))
+            }
+            (Host::Goose, _) => only("a user"),
             (Host::McpJson, Scope::Project) => Ok(cwd()?.join("mcp.json")),
             (Host::McpJson, _) => only("a project's"),
         }

@@ -5,6 +5,7 @@
 //! entry, comment and format of the file is kept.
 
 mod codex;
+mod goose;
 mod hosts;
 mod json;
 
@@ -70,6 +71,7 @@ pub(crate) enum Entry {
 }
 
 /// What an edit did to the file's text.
+#[derive(Debug)]
 pub(crate) enum Edited {
     /// The new text (the entry set or removed).
     Changed(String),
@@ -102,6 +104,7 @@ impl Install {
         };
         let edited = match self.host {
             Host::Codex => codex::edit(&old, &name, entry.as_ref())?,
+            Host::Goose => goose::edit(&old, &name, entry.as_ref())?,
             _ => json::edit(self.host, self.scope, &old, &name, entry.as_ref())?,
         };
         let new = match edited {
@@ -111,19 +114,19 @@ impl Install {
                 } else {
                     "already up to date in"
                 };
-                println!("`{name}` is {done} {}", path.display());
+                say!("`{name}` is {done} {}", path.display());
                 return Ok(());
             }
             Edited::Changed(new) => new,
         };
         if self.dry_run {
-            println!("would write {}:\n{new}", path.display());
+            say!("would write {}:\n{new}", path.display());
             return Ok(());
         }
         write(&path, &new)?;
         match self.remove {
-            true => println!("`{name}` removed from {}", path.display()),
-            false => println!(
+            true => say!("`{name}` removed from {}", path.display()),
+            false => say!(
                 "`{name}` written to {} ({})",
                 path.display(),
                 self.host.label()
@@ -158,7 +161,8 @@ impl Install {
                 (command.clone(), args.to_vec(), name)
             }
             None => {
-                let binary = crate::target::crate_binary(self.bin.as_deref())?;
+                let binary =
+                    crate::target::crate_binary(self.bin.as_deref(), crate::target::NAME_ONE)?;
                 let binary = binary.canonicalize().unwrap_or(binary);
                 let name = binary.file_stem().map(|s| s.to_string_lossy().into_owned());
                 (

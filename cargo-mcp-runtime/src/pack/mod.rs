@@ -99,7 +99,7 @@ impl Pack {
         let json = serde_json::to_string_pretty(&manifest)
             .map_err(|e| format!("could not write the manifest: {e}"))?;
         archive::write(&output, &(json + "\n"), &binary, &file)?;
-        println!(
+        say!(
             "packed {} ({tools} tools, {prompts} prompts): open it in Claude Desktop to install it",
             output.display()
         );
