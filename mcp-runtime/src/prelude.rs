@@ -11,10 +11,21 @@
 //!
 //! let server: Result<Server, BuildError> = Server::builder().tool(add {}).build();
 //! assert!(server.is_ok());
+//!
+//! // What the guide's own patterns name: a builder kept in a variable, an Apps view with its
+//! // content policy, the command line's run mode.
+//! let builder: ServerBuilder = Server::builder();
+//! let view = UiResource::new("ui://board/view.html", "board")
+//!     .html("<p>board</p>")
+//!     .csp(Csp::new().connect_domains(["https://api.example.com"]));
+//! let server = builder.resource(view).build().unwrap();
+//! assert_eq!(RunMode::parse(["--stdio".to_owned()]).unwrap(), RunMode::Stdio);
+//! # let _ = server;
 //! ```
 
 pub use crate::{
-    BuildError, Caller, CancellationToken, ElicitForm, Elicitation, Error, HttpOptions, Json,
+    BuildError, Caller, CancellationToken, Csp, ElicitForm, Elicitation, Error, HttpOptions, Json,
     Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots,
-    Sampled, Server, Skills, State, Structured, Tool, handlers, prompt, resource, skills, tool,
+    RunMode, Sampled, Server, ServerBuilder, Skills, State, Structured, Tool, UiResource, handlers,
+    prompt, resource, skills, tool,
 };

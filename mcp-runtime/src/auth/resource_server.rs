@@ -52,11 +52,12 @@ impl ResourceServer {
     /// loopback host; no query, no fragment) whose tokens come from `authorization_server` (an
     /// issuer URL) and are checked by `verifier`.
     pub fn new(
-        resource: &str,
-        authorization_server: &str,
+        resource: impl Into<String>,
+        authorization_server: impl Into<String>,
         verifier: impl TokenVerifier,
     ) -> Result<Self, BuildError> {
-        let uri = ResourceUri::parse(resource).map_err(|r| BuildError::setting("resource", r))?;
+        let (resource, authorization_server) = (resource.into(), authorization_server.into());
+        let uri = ResourceUri::parse(&resource).map_err(|r| BuildError::setting("resource", r))?;
         if authorization_server.trim().is_empty() {
             return Err(BuildError::setting(
                 "authorization server",
@@ -67,7 +68,7 @@ impl ResourceServer {
             verifier: Arc::new(verifier),
             metadata: ProtectedResourceMetadata {
                 resource: resource.trim_end_matches('/').to_owned(),
-                authorization_servers: vec![authorization_server.to_owned()],
+                authorization_servers: vec![authorization_server],
                 scopes_supported: Vec::new(),
                 bearer_methods_supported: vec!["header".to_owned()],
                 resource_name: None,
