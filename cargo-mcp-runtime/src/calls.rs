@@ -3,6 +3,7 @@
 //! comes.
 
 use crate::prompting;
+use crate::values::{to_values, typed};
 use mcp_runtime::client::{Client, Elicited};
 use serde_json::{Map, Value, json};
 use std::io::IsTerminal;
@@ -141,52 +142,6 @@ fn names(properties: &Value) -> Vec<&String> {
         .collect()
 }
 
-/// A value typed by its JSON Schema: numbers, booleans, arrays (JSON, or comma-separated) and
-/// objects (JSON) parsed; anything else a string.
-pub(crate) fn typed(value: &str, schema: &Value) -> Result<Value, String> {
-    let kind = match &schema["type"] {
-        Value::String(kind) => kind.as_str(),
-        // `["integer", "null"]` and the like: the first non-null type.
-        Value::Array(kinds) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|k| *k != "null")
-            .unwrap_or("string"),
-        _ => "string",
-    };
-    let bad = |what: &str| format!("`{value}` is not {what}");
-    match kind {
-        "integer" => value
-            .trim()
-            .parse::<i64>()
-            .map(Value::from)
-            .map_err(|_| bad("an integer")),
-        "number" => value
-            .trim()
-            .parse::<f64>()
-            .map(Value::from)
-            .map_err(|_| bad("a number")),
-        "boolean" => match value.trim().to_ascii_lowercase().as_str() {
-            "true" | "yes" | "y" | "1" => Ok(Value::Bool(true)),
-            "false" | "no" | "n" | "0" => Ok(Value::Bool(false)),
-            _ => Err(bad("true or false")),
-        },
-        "array" => match serde_json::from_str::<Value>(value) {
-            Ok(Value::Array(items)) => Ok(Value::Array(items)),
-            _ => value
-                .split(',')
-                .map(|item| typed(item.trim(), &schema["items"]))
-                .collect::<Result<Vec<_>, _>>()
-                .map(Value::Array),
-        },
-        "object" => serde_json::from_str::<Value>(value)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| bad("a JSON object")),
-        _ => Ok(Value::String(value.to_owned())),
-    }
-}
-
 /// `key=value` arguments typed by `schema`'s properties, or one JSON object.
 fn arguments_of(what: &str, given: &[String], schema: &Value) -> Result<Value, String> {
     if let [only] = given
@@ -241,16 +196,9 @@ pub(crate) async fn list(client: &Client, what: Listed, as_json: bool) -> Result
         say!("(none)");
     }
     for item in &items {
-        say!("{}", crate::inspect::one_line(item));
+        say!("{}", crate::values::one_line(item));
     }
     Ok(())
-}
-
-pub(crate) fn to_values<T: serde::Serialize>(items: Vec<T>) -> Vec<Value> {
-    items
-        .into_iter()
-        .filter_map(|item| serde_json::to_value(item).ok())
-        .collect()
 }
 
 pub(crate) async fn call(
@@ -388,31 +336,6 @@ fn print_content(content: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn values_are_typed_by_their_schema() {
-        assert_eq!(typed("3", &json!({"type": "integer"})), Ok(json!(3)));
-        assert_eq!(typed("2.5", &json!({"type": "number"})), Ok(json!(2.5)));
-        assert_eq!(typed("yes", &json!({"type": "boolean"})), Ok(json!(true)));
-        assert_eq!(
-            typed(
-                "a, b",
-                &json!({"type": "array", "items": {"type": "string"}})
-            ),
-            Ok(json!(["a", "b"]))
-        );
-        assert_eq!(typed("[1,2]", &json!({"type": "array"})), Ok(json!([1, 2])));
-        assert_eq!(
-            typed("7", &json!({"type": ["integer", "null"]})),
-            Ok(json!(7))
-        );
-        assert_eq!(typed("7", &json!({})), Ok(json!("7")));
-        assert!(
-            typed("x", &json!({"type": "integer"}))
-                .unwrap_err()
-                .contains("not an integer")
-        );
-    }
 
     #[test]
     fn arguments_name_what_the_tool_takes() {

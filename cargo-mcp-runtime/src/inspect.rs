@@ -1,6 +1,6 @@
 //! `inspect`: what a server exposes, readable or as one JSON document.
 
-use crate::calls::to_values;
+use crate::values::{one_line, to_values};
 use mcp_runtime::client::{Client, ClientError};
 use serde_json::{Value, json};
 
@@ -90,38 +90,6 @@ pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String
         }
     }
     Ok(())
-}
-
-/// An item of a list on one line: its name (or URI), and its description.
-pub(crate) fn one_line(item: &Value) -> String {
-    let name = ["name", "uri", "uriTemplate"]
-        .iter()
-        .find_map(|k| item[*k].as_str())
-        .unwrap_or("?");
-    let mut line = name.to_owned();
-    if let Some(uri) = item["uri"].as_str().or(item["uriTemplate"].as_str())
-        && uri != name
-    {
-        line.push_str(&format!(" <{uri}>"));
-    }
-    if let Some(arguments) = item["arguments"].as_array() {
-        let names: Vec<String> = arguments
-            .iter()
-            .map(|a| {
-                let name = a["name"].as_str().unwrap_or("?");
-                match a["required"] == true {
-                    true => name.to_owned(),
-                    false => format!("{name}?"),
-                }
-            })
-            .collect();
-        line.push_str(&format!("({})", names.join(", ")));
-    }
-    if let Some(description) = item["description"].as_str() {
-        let first = description.lines().next().unwrap_or("");
-        line.push_str(&format!(" — {first}"));
-    }
-    line
 }
 
 /// A tool's arguments, one line each: name, type, whether required, description.

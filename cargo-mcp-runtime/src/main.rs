@@ -36,6 +36,7 @@ mod new;
 mod pack;
 mod prompting;
 mod target;
+mod values;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

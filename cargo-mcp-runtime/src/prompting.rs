@@ -115,7 +115,7 @@ pub(crate) fn form(message: &str, schema: &Map<String, Value>) -> Elicited {
                     .collect::<Vec<_>>()
                     .join(","),
             };
-            match crate::calls::typed(&answer, property) {
+            match crate::values::typed(&answer, property) {
                 Ok(value) => {
                     content.insert(field.clone(), value);
                     break;
