@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod engines;
+pub mod recorded;
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};

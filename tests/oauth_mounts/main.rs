@@ -13,12 +13,12 @@ mod common;
 
 use authority::*;
 
+use common::recorded::serve_on;
 use common::within;
 use mcp_runtime::client::{Client, Credentials, OAuthClient};
 use mcp_runtime::{Caller, FromContext, HttpOptions, McpError, NoArguments, Server, Tool};
 use serde_json::{Value, json};
 use std::io::Write;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The claims of a JWT (not verified: the backend did that).
@@ -99,46 +99,6 @@ async fn listener() -> (tokio::net::TcpListener, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     (listener, url)
-}
-
-/// Serves `server` on `listener` with `options` until the sender fires or is dropped; every
-/// `Authorization` header it receives is recorded.
-fn serve_on(
-    listener: tokio::net::TcpListener,
-    server: Server,
-    options: HttpOptions,
-) -> (
-    SocketAddr,
-    tokio::sync::oneshot::Sender<()>,
-    Arc<Mutex<Vec<String>>>,
-) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let recorded = seen.clone();
-    let router = server.into_router(options).layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let recorded = recorded.clone();
-            async move {
-                if let Some(auth) = request.headers().get("authorization") {
-                    recorded
-                        .lock()
-                        .unwrap()
-                        .push(auth.to_str().unwrap_or("").to_owned());
-                }
-                next.run(request).await
-            }
-        },
-    ));
-    let local = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
-            .unwrap();
-    });
-    (local, stop, seen)
 }
 
 /// What a call answered: its text, or its error's.
