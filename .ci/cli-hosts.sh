@@ -3,12 +3,13 @@
 # Claude Code, Gemini CLI and Codex (pinned from npm under .ci/cli-hosts/, run with HOME in a
 # scratch folder and no credentials), over stdio and over HTTP, then read back by each host's
 # own command line (`claude mcp list`, `gemini mcp list`, `codex mcp get`): Claude Code and
-# Gemini CLI connect to the server and say so. A second install leaves the file byte for byte;
-# `--remove` takes the entry out. Then `pack`'s bundle through Anthropic's `mcpb` (validate,
-# info, unpack, and the server started from its manifest), `new`'s crate through its own tests
-# and a call as the current crate, `dev` serving it again on an edit (a round of input started
-# before the restart finished after it), a call answered at a pseudo-terminal's prompts, and
-# `check` on the notes example. Every step is bounded in time.
+# Gemini CLI connect to the server and say so, and Codex's app-server lists and calls its
+# tools. A second install leaves the file byte for byte; `--remove` takes the entry out. Then
+# `pack`'s bundle through Anthropic's `mcpb` (validate, info, unpack, and the server started
+# from its manifest), `new`'s crates (each template) through their own tests and a call as the
+# current crate, `dev` serving it again on an edit (a round of input started before the
+# restart finished after it), a call answered at a pseudo-terminal's prompts, and `check` on
+# every example served over HTTP. Every step is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -93,6 +94,11 @@ install codex --name notes-http --url "$URL" --bearer-env NOTES_TOKEN
 expect "codex mcp get: stdio" 'transport: stdio' "$BIN/codex" mcp get notes
 expect "codex mcp get: HTTP" 'bearer_token_env_var: NOTES_TOKEN|NOTES_TOKEN' "$BIN/codex" mcp get notes-http
 expect "codex mcp list: both" 'notes-http' "$BIN/codex" mcp list
+# Codex's app-server (its JSON-RPC API, no model): each server's tools listed, one called.
+timeout 150 python3 "$ROOT/$DIR/codex_app_server.py" "$BIN/codex" notes search_notes \
+  create_note '{"text": "Written over stdio by the Codex app-server", "tags": ["codex"]}' 'Written over stdio by the Codex app-server'
+timeout 150 python3 "$ROOT/$DIR/codex_app_server.py" "$BIN/codex" notes-http search_notes \
+  create_note '{"text": "Written over HTTP by the Codex app-server", "tags": ["codex"]}' 'Written over HTTP by the Codex app-server'
 
 echo "== cargo mcp-runtime pack: the notes example as an MCP Bundle, read by mcpb (Claude Desktop's bundle tool)"
 # Cargo and rustup live under the real HOME, not the scratch one. A debug build: the one above.
@@ -142,6 +148,15 @@ NEW="$NEW_PARENT/adder"
   export HOME="$REAL_HOME" CARGO_TARGET_DIR="$ROOT/target/new-crates"
   expect "call, on the current crate" '^42$' "$CLI" mcp-runtime call add a=2 b=40 --quiet
 )
+# The other templates: an OAuth resource server (its tests call it over HTTP with tokens) and
+# a tool with an MCP Apps view.
+for template in auth apps; do
+  (cd "$SCRATCH" && HOME="$REAL_HOME" timeout 60 "$CLI" mcp-runtime new "my-$template" --template "$template" \
+    --path "$NEW_PARENT/my-$template" --runtime "$ROOT/mcp-runtime")
+  (cd "$NEW_PARENT/my-$template" && HOME="$REAL_HOME" CARGO_TARGET_DIR="$ROOT/target/new-crates" timeout 1200 cargo test) \
+    || fail "the crate made by new --template $template does not pass its own tests"
+  echo "ok: new --template $template: its tests pass"
+done
 
 
 echo "== dev: the crate served, edited, served again on the same address; a round of input survives the restart"
@@ -241,7 +256,27 @@ rm -rf "$NEW_PARENT"
 echo "== call in a terminal: the study server's three input requests answered at the prompts of a pseudo-terminal"
 timeout 300 python3 "$ROOT/$DIR/pty_call.py" "$CLI" "$ROOT/target/debug/examples/study-server"
 
-echo "== check: green on the notes example"
-expect "check" '0 failed' "$CLI" mcp-runtime check "$URL"
+echo "== check: green on the notes example, and on every other example served over HTTP"
+expect "check notes" '0 failed' "$CLI" mcp-runtime check "$URL"
+# `observability` and `lambda` need features of their own (their CI steps serve them); the
+# gateway fronts the notes example over stdio.
+(cd "$ROOT" && cargo build -p mcp-examples --example minimal --example acme-knowledge \
+  --example everything --example apps --example gateway)
+printf '{"mcpServers": {"notes": {"command": "%s", "args": ["--stdio"]}}}\n' "$NOTES" >"$SCRATCH/gateway.json"
+for example in minimal study-server acme-knowledge everything apps gateway; do
+  EXAMPLE_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  extra=()
+  [ "$example" = gateway ] && extra=(--config "$SCRATCH/gateway.json")
+  "$ROOT/target/debug/examples/$example" --addr "127.0.0.1:$EXAMPLE_PORT" "${extra[@]}" >"$SCRATCH/$example.log" 2>&1 &
+  EXAMPLE=$!
+  trap 'kill $SERVER $EXAMPLE 2>/dev/null || true' EXIT
+  for _ in $(seq 1 300); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1', $EXAMPLE_PORT), timeout=1)" 2>/dev/null && break
+    sleep 0.1
+  done
+  expect "check $example" '^0 failed' "$CLI" mcp-runtime check "http://127.0.0.1:$EXAMPLE_PORT/mcp"
+  kill $EXAMPLE 2>/dev/null || true
+  wait $EXAMPLE 2>/dev/null || true
+done
 
-echo "cli hosts: Claude Code and Gemini CLI connect to what install wrote (stdio and HTTP); Codex reads both entries; pack's bundle passes mcpb 2.1.2; new's crate passes its tests; dev restarts it on an edit (a round survives); a call answered in a terminal; check is green"
+echo "cli hosts: Claude Code and Gemini CLI connect to what install wrote (stdio and HTTP); Codex lists and calls the tools of both entries (app-server); pack's bundle passes mcpb 2.1.2; new's crates pass their tests (basic, auth, apps); dev restarts it on an edit (a round survives); a call answered in a terminal; check is green on every example served over HTTP"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packaging: what crates.io would receive, built and run the way a user would build it.
 #
-#   1. `cargo package` for the three published crates together (mcp-runtime-skills,
-#      mcp-runtime-macros, mcp-runtime): each `.crate` is made from the files Cargo would upload
+#   1. `cargo package` for the four published crates together (mcp-runtime-skills,
+#      mcp-runtime-macros, mcp-runtime, and the command line cargo-mcp-runtime with the
+#      templates of its `new`): each `.crate` is made from the files Cargo would upload
 #      and built on its own (the crates depend on each other at a version none of them has on
 #      crates.io yet, so Cargo verifies them together, each one against the others' packages).
 #      A dependency with a path and no version fails here, and so does a file left out of a
@@ -31,7 +32,7 @@ export CARGO_INCREMENTAL=0
 export CARGO_PROFILE_DEV_DEBUG=false
 
 ROOT="$PWD"
-CRATES=(mcp-runtime-skills mcp-runtime-macros mcp-runtime)
+CRATES=(mcp-runtime-skills mcp-runtime-macros mcp-runtime cargo-mcp-runtime)
 
 fail() {
   echo "error: $*" >&2

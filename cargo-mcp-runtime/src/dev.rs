@@ -111,9 +111,12 @@ impl Dev {
                         false => format!("restarted {took:.1} s after the change"),
                     };
                     first = false;
+                    let lab = match serves_lab(self.addr) {
+                        true => format!(" (lab page: http://{}/lab)", self.addr),
+                        false => String::new(),
+                    };
                     say!(
-                        "dev: serving http://{}/mcp (lab page: http://{}/lab, with the `lab` feature), {when}; watching {} files",
-                        self.addr,
+                        "dev: serving http://{}/mcp{lab}, {when}; watching {} files",
                         self.addr,
                         seen.len()
                     );
@@ -169,6 +172,26 @@ impl Dev {
             self.addr
         ))
     }
+}
+
+/// Whether the server on `addr` serves the lab page (a runtime with the `lab` feature): a
+/// `GET /lab` answered 200 within a second.
+fn serves_lab(addr: SocketAddr) -> bool {
+    use std::io::{Read, Write};
+    let mut at = addr;
+    if at.ip().is_unspecified() {
+        at.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    let Ok(mut stream) = TcpStream::connect_timeout(&at, Duration::from_secs(1)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    let request = format!("GET /lab HTTP/1.1\r\nHost: {at}\r\nConnection: close\r\n\r\n");
+    let mut head = [0u8; 12];
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_exact(&mut head).is_ok()
+        && head.starts_with(b"HTTP/1.1 200")
 }
 
 /// Waits until a watched file changes and stays unchanged a moment; says so if the server

@@ -1,6 +1,7 @@
 //! `cargo mcp-runtime`: the command line of the mcp-runtime framework, on its own client.
 //!
-//! - `inspect`: what a server exposes (readable, or `--json`).
+//! - `inspect`: what a server exposes (readable, or `--json`): its lists, which hosts read its
+//!   tools' schemas as meant, its MCP Apps views, its `server.json`.
 //! - `list`, `call`, `read`, `get`: one request, its input requests answered in the terminal
 //!   or from `--answer` flags, progress shown as it comes; a non-zero exit on an error.
 //! - `new NAME`: a server crate that builds and whose tests pass out of the box.
@@ -58,14 +59,19 @@ enum Command {
     /// same address whenever its sources change (the last good server keeps serving while a
     /// build fails; requests of several rounds survive a restart).
     Dev(dev::Dev),
-    /// What a server exposes: its revision, capabilities, tools (with their arguments),
-    /// resources, templates, prompts and skills.
+    /// What a server exposes: its revision, capabilities, tools (with their arguments and
+    /// which hosts read their input schemas as meant), resources, templates, prompts, skills,
+    /// MCP Apps views, and its `server.json` for the MCP Registry.
     Inspect {
         #[command(flatten)]
         target: target::Target,
         /// The whole answer as JSON.
         #[arg(long)]
         json: bool,
+        /// The server's name in the MCP Registry, for its `server.json` (by default
+        /// `io.github.OWNER/CRATE` for the current crate when its repository is on GitHub).
+        #[arg(long, value_name = "NAMESPACE/NAME")]
+        registry_name: Option<String>,
     },
     /// One list of a server: tools, resources, templates, prompts or skills.
     List {
@@ -152,9 +158,17 @@ fn main() -> ExitCode {
 
 async fn run(command: Command) -> Result<ExitCode, String> {
     match command {
-        Command::Inspect { target, json } => {
+        Command::Inspect {
+            target,
+            json,
+            registry_name,
+        } => {
             let client = target.connect(None)?;
-            inspect::inspect(&client, json).await?;
+            let options = inspect::Options {
+                json,
+                registry_name: registry_name.as_deref(),
+            };
+            inspect::inspect(&client, &target, options).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::List { what, target, json } => {

@@ -1,6 +1,7 @@
-//! `new NAME`: a server crate that builds and whose tests pass as it comes: a tool, a resource
-//! and a prompt on plain functions, an in-process test of each, and a README with its two
-//! commands.
+//! `new NAME`: a server crate that builds and whose tests pass as it comes, from one of the
+//! templates under `templates/`: `basic` (a tool, a resource and a prompt on plain functions,
+//! an in-process test of each), `auth` (an OAuth resource server, tested over HTTP with tokens)
+//! or `apps` (a tool with an MCP Apps view); each with a README giving its two commands.
 
 use std::path::{Path, PathBuf};
 
@@ -17,140 +18,66 @@ pub(crate) struct New {
     /// there).
     #[arg(long, value_name = "PATH")]
     runtime: Option<PathBuf>,
+    /// What the crate holds: `basic` (a tool, a resource, a prompt), `auth` (an OAuth resource
+    /// server with a scoped tool) or `apps` (a tool with an MCP Apps view).
+    #[arg(long, value_enum, default_value = "basic")]
+    template: Template,
 }
 
-/// The crate's files, by path.
-fn files(name: &str, runtime: &str) -> Vec<(&'static str, String)> {
+/// Which crate `new` makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Template {
+    /// A tool, a resource and a prompt, tested in process.
+    Basic,
+    /// An OAuth resource server: a tool any signed-in caller may use and one that needs a
+    /// scope, tested over HTTP with tokens from a test issuer.
+    Auth,
+    /// A tool with an MCP Apps view: structured content drawn by a page of its own.
+    Apps,
+}
+
+/// The files of each template, by the path they take in the crate; `{{name}}`, `{{module}}`
+/// and `{{runtime}}` are filled in by [`files`]. (Manifests are kept as `Cargo.toml.in`: cargo
+/// leaves a folder holding a `Cargo.toml` out of the package, as a crate of its own.)
+fn sources(template: Template) -> Vec<(&'static str, &'static str)> {
+    macro_rules! from {
+        ($dir:literal: $($path:literal => $file:literal),* $(,)?) => {
+            vec![$(($path, include_str!(concat!("../templates/", $dir, "/", $file)))),*]
+        };
+    }
+    let mut files = match template {
+        Template::Basic => from!("basic":
+            "Cargo.toml" => "Cargo.toml.in", "src/lib.rs" => "lib.rs", "src/main.rs" => "main.rs",
+            "tests/server.rs" => "server.rs", "README.md" => "README.md"),
+        Template::Auth => from!("auth":
+            "Cargo.toml" => "Cargo.toml.in", "src/lib.rs" => "lib.rs", "src/main.rs" => "main.rs",
+            "tests/server.rs" => "server.rs", "README.md" => "README.md"),
+        Template::Apps => from!("apps":
+            "Cargo.toml" => "Cargo.toml.in", "src/lib.rs" => "lib.rs", "src/words.html" => "words.html",
+            "tests/server.rs" => "server.rs", "README.md" => "README.md"),
+    };
+    if template == Template::Apps {
+        // Its `main` is the basic one: the view is the server's, not the program's.
+        files.push(("src/main.rs", include_str!("../templates/basic/main.rs")));
+    }
+    files.push((".gitignore", include_str!("../templates/common/gitignore")));
+    files
+}
+
+/// The crate's files, by path: `template`'s, named `name`, depending on the runtime as
+/// `runtime` says (`path = "…"` or `version = "…"`).
+fn files(template: Template, name: &str, runtime: &str) -> Vec<(&'static str, String)> {
     let module = name.replace('-', "_");
-    let cargo = format!(
-        r#"[package]
-name = "{name}"
-version = "0.1.0"
-edition = "2024"
-
-[dependencies]
-{runtime}
-tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
-serde = {{ version = "1", features = ["derive"] }}
-schemars = "1"
-
-[dev-dependencies]
-serde_json = "1"
-"#
-    );
-    let lib = format!(
-        r#"//! The {name} server: its tools, resources and prompts, each a plain function.
-
-use mcp_runtime::prelude::*;
-
-/// Add two integers. Use only for arithmetic addition.
-#[tool(annotations(read_only))]
-pub fn add(
-    /// The first number.
-    a: i64,
-    /// The second number.
-    b: i64,
-) -> i64 {{
-    a + b
-}}
-
-/// What this server is for, in a sentence.
-#[resource("info://{name}/about", name = "about", mime_type = "text/plain")]
-pub fn about() -> &'static str {{
-    "{name} adds numbers for its clients."
-}}
-
-/// Ask the model to explain a sum step by step.
-#[prompt]
-pub fn explain_sum(
-    /// The numbers to add, separated by spaces.
-    numbers: String,
-) -> String {{
-    format!("Add these numbers one at a time, showing each step: {{numbers}}")
-}}
-
-/// The server: everything marked above, found at link time.
-pub fn build() -> Result<Server, mcp_runtime::BuildError> {{
-    Server::from_inventory()
-        .name("{name}")
-        .version(env!("CARGO_PKG_VERSION"))
-        .instructions("Adds numbers. Read info://{name}/about for more.")
-        .build()
-}}
-"#
-    );
-    let main = format!(
-        r#"//! Serves {name}: `cargo run` (Streamable HTTP on http://127.0.0.1:8000/mcp; `-- --addr
-//! HOST:PORT` to move it) or `cargo run -- --stdio`.
-
-#[tokio::main]
-async fn main() -> Result<(), mcp_runtime::Error> {{
-    {module}::build()?.run().await
-}}
-"#
-    );
-    let test = format!(
-        r#"//! The server through the whole request pipeline, in process (no sockets).
-
-use mcp_runtime::testing::TestClient;
-use serde_json::json;
-
-fn client() -> TestClient {{
-    TestClient::new({module}::build().expect("the server builds"))
-}}
-
-#[tokio::test]
-async fn add_adds() {{
-    let result = client().call_tool("add", json!({{"a": 2, "b": 40}})).await.unwrap();
-    assert_eq!(result.text(), "42");
-}}
-
-#[tokio::test]
-async fn a_wrong_argument_is_refused() {{
-    let result = client().call_tool("add", json!({{"a": "two", "b": 1}})).await.unwrap();
-    assert!(result.failed());
-}}
-
-#[tokio::test]
-async fn the_resource_and_the_prompt_are_served() {{
-    let client = client();
-    let about = client.read_resource("info://{name}/about").await.unwrap();
-    assert!(format!("{{:?}}", about.contents[0]).contains("adds numbers"));
-    let prompt = client.get_prompt("explain_sum", json!({{"numbers": "1 2 3"}})).await.unwrap();
-    assert!(format!("{{:?}}", prompt.messages[0]).contains("1 2 3"));
-}}
-"#
-    );
-    let readme = format!(
-        r#"# {name}
-
-An MCP server built with the mcp-runtime framework: a tool (`add`), a resource
-(`info://{name}/about`) and a prompt (`explain_sum`), each a plain function in `src/lib.rs`.
-
-Run it (Streamable HTTP on http://127.0.0.1:8000/mcp; `cargo run -- --stdio` for stdio):
-
-```sh
-cargo run
-```
-
-Run its tests:
-
-```sh
-cargo test
-```
-
-Try it: `cargo mcp-runtime call add a=2 b=40` calls a tool of this crate's server;
-`cargo mcp-runtime install claude-code` adds it to Claude Code.
-"#
-    );
-    vec![
-        ("Cargo.toml", cargo),
-        ("src/lib.rs", lib),
-        ("src/main.rs", main),
-        ("tests/server.rs", test),
-        ("README.md", readme),
-        (".gitignore", "/target\n".to_owned()),
-    ]
+    sources(template)
+        .into_iter()
+        .map(|(path, text)| {
+            let text = text
+                .replace("{{name}}", name)
+                .replace("{{module}}", &module)
+                .replace("{{runtime}}", runtime);
+            (path, text)
+        })
+        .collect()
 }
 
 /// A crate name cargo takes: ASCII letters, digits, `-` and `_`, not starting with a digit.
@@ -168,9 +95,9 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// The dependency line on the runtime: a path to `runtime`, to the checkout this command line
-/// was built from, or crates.io's.
-fn runtime_line(runtime: Option<&Path>) -> Result<String, String> {
+/// Where the runtime comes from, as the keys of its dependency table: a path to `runtime`, to
+/// the checkout this command line was built from, or crates.io's version.
+fn runtime_source(runtime: Option<&Path>) -> Result<String, String> {
     let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-runtime");
     let path = match runtime {
         Some(path) => Some(path.to_path_buf()),
@@ -180,7 +107,7 @@ fn runtime_line(runtime: Option<&Path>) -> Result<String, String> {
             .then_some(built_from),
     };
     let Some(path) = path else {
-        return Ok(format!("mcp-runtime = \"{}\"", env!("CARGO_PKG_VERSION")));
+        return Ok(format!("version = \"{}\"", env!("CARGO_PKG_VERSION")));
     };
     let path = path
         .canonicalize()
@@ -189,7 +116,7 @@ fn runtime_line(runtime: Option<&Path>) -> Result<String, String> {
         return Err(format!("`{}` holds no Cargo.toml", path.display()));
     }
     let path = path.to_string_lossy().replace('\\', "/");
-    Ok(format!("mcp-runtime = {{ path = \"{path}\" }}"))
+    Ok(format!("path = \"{path}\""))
 }
 
 /// The `Cargo.toml` with a `[workspace]` table in a folder above `dir`, if any.
@@ -214,8 +141,8 @@ impl New {
         if dir.exists() && dir.read_dir().map_or(true, |mut d| d.next().is_some()) {
             return Err(format!("`{}` exists and is not empty", dir.display()));
         }
-        let runtime = runtime_line(self.runtime.as_deref())?;
-        for (path, text) in files(&self.name, &runtime) {
+        let runtime = runtime_source(self.runtime.as_deref())?;
+        for (path, text) in files(self.template, &self.name, &runtime) {
             let path = dir.join(path);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
@@ -251,11 +178,30 @@ mod tests {
     }
 
     #[test]
-    fn the_crate_names_its_module() {
-        let files = files("my-adder", "mcp-runtime = \"0.1.0\"");
-        let main = &files.iter().find(|(p, _)| *p == "src/main.rs").unwrap().1;
-        assert!(main.contains("my_adder::build()"));
-        let cargo = &files.iter().find(|(p, _)| *p == "Cargo.toml").unwrap().1;
-        assert!(cargo.contains("name = \"my-adder\"") && cargo.contains("mcp-runtime = \"0.1.0\""));
+    fn every_template_names_its_crate_and_module_and_leaves_no_blank() {
+        for template in [Template::Basic, Template::Auth, Template::Apps] {
+            let files = files(template, "my-adder", "version = \"0.1.0\"");
+            let text = |path: &str| &files.iter().find(|(p, _)| *p == path).unwrap().1;
+            assert!(text("src/main.rs").contains("my_adder::"), "{template:?}");
+            let cargo = text("Cargo.toml");
+            assert!(cargo.contains("name = \"my-adder\""), "{template:?}");
+            assert!(
+                cargo.contains("mcp-runtime = { version = \"0.1.0\""),
+                "{template:?}"
+            );
+            for path in [
+                "Cargo.toml",
+                "src/lib.rs",
+                "src/main.rs",
+                "tests/server.rs",
+                "README.md",
+                ".gitignore",
+            ] {
+                assert!(
+                    !text(path).contains("{{"),
+                    "{template:?}: a blank left in {path}"
+                );
+            }
+        }
     }
 }

@@ -35,11 +35,35 @@ pub(crate) struct Target {
     command: Vec<String>,
 }
 
+/// Which of the three ways the command line names the server.
+pub(crate) enum Named<'a> {
+    /// `--url URL`.
+    Url(&'a str),
+    /// `-- COMMAND ARGS…`.
+    Command(&'a [String]),
+    /// Neither: the current crate's binary (`--bin NAME`, when it has several).
+    CurrentCrate(Option<&'a str>),
+}
+
 impl Target {
+    /// How the server is named.
+    pub(crate) fn named(&self) -> Named<'_> {
+        match (&self.url, self.command.is_empty()) {
+            (Some(url), _) => Named::Url(url),
+            (None, false) => Named::Command(&self.command),
+            (None, true) => Named::CurrentCrate(self.bin.as_deref()),
+        }
+    }
+
+    /// How long a request, or a run of the server, may take.
+    pub(crate) fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout.max(1))
+    }
+
     /// A client of the server, answering input requests as `input` says (no answers: every
     /// input request is refused).
     pub(crate) fn connect(&self, input: Option<&Input>) -> Result<Client, String> {
-        let timeout = Duration::from_secs(self.timeout.max(1));
+        let timeout = self.timeout();
         let remote = match (&self.url, self.command.split_first()) {
             (Some(url), _) => {
                 let mut remote = Client::http(url.clone()).timeout(timeout);

@@ -2,8 +2,11 @@
 //! without auth), red with the right reason on one that answers a browser's GET with 406 and on
 //! one that challenges without naming its metadata.
 
+mod common;
+
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use common::serve_on as serve;
 use mcp_runtime::auth::ResourceServer;
 use mcp_runtime::testing::TestIssuer;
 use mcp_runtime::{HttpOptions, NoArguments, Server, Tool};
@@ -18,19 +21,8 @@ fn server() -> Server {
         .unwrap()
 }
 
-async fn serve(router: axum::Router, listener: tokio::net::TcpListener) -> String {
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    format!("http://{addr}/mcp")
-}
-
 async fn check(url: &str) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_cargo-mcp-runtime"));
-    command.args(["check", url]);
-    tokio::time::timeout(std::time::Duration::from_secs(120), command.output())
-        .await
-        .expect("check finished")
-        .unwrap()
+    common::run(&["check", url]).await
 }
 
 fn text(output: &Output) -> String {

@@ -2,11 +2,11 @@
 //! port: typed arguments, answers from flags, progress, exit statuses, and `install` editing a
 //! host's file in place.
 
-use mcp_runtime::{
-    Ask, Elicitation, FromContext, HttpOptions, NoArguments, Rounds, Server, Step, Tool,
-};
+mod common;
+
+use common::{run, text};
+use mcp_runtime::{Ask, Elicitation, FromContext, NoArguments, Rounds, Server, Step, Tool};
 use serde_json::{Value, json};
-use std::process::Output;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Sum {
@@ -56,28 +56,7 @@ fn server() -> Server {
 
 /// Serves [`server`] on a loopback port; its URL.
 async fn serve() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let router = server().into_router(HttpOptions::default());
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    format!("http://{addr}/mcp")
-}
-
-/// Runs the command line with `args` (as cargo does: its subcommand's name first).
-async fn run(args: &[&str]) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_cargo-mcp-runtime"));
-    command
-        .arg("mcp-runtime")
-        .args(args)
-        .stdin(std::process::Stdio::null());
-    tokio::time::timeout(std::time::Duration::from_secs(60), command.output())
-        .await
-        .expect("the command line finished")
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::serve(server()).await
 }
 
 #[tokio::test]

@@ -1,6 +1,10 @@
 //! `pack` run as a user runs it, in the workspace's root: the notes example built and packed as
 //! an MCP Bundle, then the archive opened and its manifest read.
 
+mod common;
+
+use common::text;
+
 use serde_json::Value;
 use std::io::Read;
 use std::path::PathBuf;
@@ -14,21 +18,7 @@ fn root() -> PathBuf {
 
 /// Runs the command line with `args` in the workspace's root, for at most `limit`.
 async fn run(args: &[&str], limit: Duration) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_cargo-mcp-runtime"));
-    command
-        .arg("mcp-runtime")
-        .args(args)
-        .current_dir(root())
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true);
-    tokio::time::timeout(limit, command.output())
-        .await
-        .expect("pack finished in time")
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::run_in(Some(&root()), args, limit).await
 }
 
 #[tokio::test]

@@ -2,6 +2,17 @@
 //! that everything else stays as it was: no YAML crate edits a document in place (they
 //! re-emit it whole, comments lost), so the entry's lines are found by indentation, replaced or
 //! added, and the result parsed back (yaml-rust2) before it is written.
+//!
+//! A remote server's token stays out of the file. Goose (block/goose, now aaif-goose/goose)
+//! fills a `streamable_http` extension's header values from a map it builds when the extension
+//! starts (`crates/goose/src/agents/extension_manager/helpers.rs`: `merge_environments` takes
+//! the entry's literal `envs`, then looks each name of `env_keys` up as a secret;
+//! `substitute_env_vars` replaces `${NAME}` and `$NAME` in a value from that map only, never
+//! from the process environment directly; `extension_manager/mod.rs` applies it to `uri` and
+//! every header before connecting; added by goose PR #5439). The secret look-up
+//! (`crates/goose/src/config/base/secrets.rs`, `get_secret`) reads the environment variable
+//! named by the upper-cased key first, then the keyring (or `secrets.yaml` with the keyring
+//! off). So the entry names the variable in `env_keys` and the header says `${NAME}`.
 
 use super::{Edited, Entry};
 use yaml_rust2::{Yaml, YamlLoader};
@@ -40,6 +51,7 @@ fn render(name: &str, entry: &Entry, indent: &str) -> Result<Vec<String>, String
         Entry::Local { command, args, env } => {
             push("type", "stdio".into());
             push("name", quoted(name));
+            push("description", quoted(""));
             push("cmd", quoted(command));
             let args: Vec<String> = args.iter().map(|a| quoted(a)).collect();
             push("args", format!("[{}]", args.join(", ")));
@@ -49,23 +61,50 @@ fn render(name: &str, entry: &Entry, indent: &str) -> Result<Vec<String>, String
                 .collect();
             push("envs", format!("{{{}}}", envs.join(", ")));
         }
-        Entry::Remote {
-            bearer_env: Some(var),
-            ..
-        } => {
-            return Err(format!(
-                "this command does not write a token reference for Goose (`--bearer-env {var}`): add the header in Goose's own settings, or install the server without a token"
-            ));
-        }
-        Entry::Remote { url, .. } => {
+        Entry::Remote { url, bearer_env } => {
             push("type", "streamable_http".into());
             push("name", quoted(name));
+            // Goose's `streamable_http` has no default for `description`
+            // (`crates/goose/src/agents/extension.rs`): an entry without one is skipped as
+            // malformed when the extensions are read.
+            push("description", quoted(""));
             push("uri", quoted(url));
+            if let Some(var) = bearer_env {
+                env_key(var)?;
+                push("env_keys", format!("[{}]", quoted(var)));
+                let header = format!("Bearer ${{{var}}}");
+                push(
+                    "headers",
+                    format!("{{{}: {}}}", quoted("Authorization"), quoted(&header)),
+                );
+            }
         }
     }
     push("enabled", "true".into());
     push("timeout", TIMEOUT.to_string());
     Ok(lines)
+}
+
+/// `var` as a name Goose resolves: its substitution matches `[A-Za-z_][A-Za-z0-9_]*`, and its
+/// secret look-up reads the environment variable of the upper-cased name, so a name with
+/// lower-case letters would be read from another variable than the one named.
+fn env_key(var: &str) -> Result<(), String> {
+    let valid = var.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+        && var
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    if valid {
+        return Ok(());
+    }
+    let mut like = var
+        .to_ascii_uppercase()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    if !like.starts_with(|c: char| c.is_ascii_uppercase() || c == '_') {
+        like.insert(0, '_');
+    }
+    Err(format!(
+        "`--bearer-env {var}`: Goose reads the token from the environment variable of the upper-cased name and substitutes only names of capital letters, digits and `_` (not starting with a digit): name it like `{like}`"
+    ))
 }
 
 /// A line's indentation, in spaces (`None` for a blank line or a comment).
@@ -239,14 +278,45 @@ mod tests {
             parsed["extensions"]["notes"]["type"].as_str(),
             Some("streamable_http")
         );
-        let token = Entry::Remote {
-            url: "https://n.example/mcp".into(),
-            bearer_env: Some("T".into()),
-        };
-        assert!(
-            edit("", "notes", Some(&token))
-                .unwrap_err()
-                .contains("token")
+        assert_eq!(
+            parsed["extensions"]["notes"]["description"].as_str(),
+            Some("")
         );
+        assert!(parsed["extensions"]["notes"]["headers"].is_badvalue());
+    }
+
+    #[test]
+    fn a_remote_token_is_named_in_env_keys_and_referenced_in_the_header() {
+        let old = "GOOSE_PROVIDER: openai\nextensions:\n  developer:\n    enabled: true\n    type: builtin\n";
+        let token = |var: &str| Entry::Remote {
+            url: "https://n.example/mcp".into(),
+            bearer_env: Some(var.into()),
+        };
+        let new = changed(edit(old, "notes", Some(&token("NOTES_TOKEN"))).unwrap());
+        assert!(new.starts_with(old), "{new}");
+        assert!(
+            new.ends_with("    uri: \"https://n.example/mcp\"\n    env_keys: [\"NOTES_TOKEN\"]\n    headers: {\"Authorization\": \"Bearer ${NOTES_TOKEN}\"}\n    enabled: true\n    timeout: 300\n"),
+            "{new}"
+        );
+        let entry = &YamlLoader::load_from_str(&new).unwrap()[0]["extensions"]["notes"];
+        assert_eq!(entry["type"].as_str(), Some("streamable_http"));
+        assert_eq!(entry["env_keys"][0].as_str(), Some("NOTES_TOKEN"));
+        assert_eq!(
+            entry["headers"]["Authorization"].as_str(),
+            Some("Bearer ${NOTES_TOKEN}")
+        );
+        assert!(matches!(
+            edit(&new, "notes", Some(&token("NOTES_TOKEN"))).unwrap(),
+            Edited::Unchanged
+        ));
+        // Another variable replaces the reference; removing gives the file back.
+        let other = changed(edit(&new, "notes", Some(&token("OTHER_TOKEN"))).unwrap());
+        assert!(other.contains("${OTHER_TOKEN}") && !other.contains("NOTES_TOKEN"));
+        assert_eq!(changed(edit(&other, "notes", None).unwrap()), old);
+        // A name Goose would read from another variable, or not substitute: refused.
+        for var in ["notes_token", "NOTES-TOKEN", "1TOKEN"] {
+            let refused = edit(old, "notes", Some(&token(var))).unwrap_err();
+            assert!(refused.contains("upper-cased"), "{refused}");
+        }
     }
 }

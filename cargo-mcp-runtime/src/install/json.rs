@@ -67,8 +67,15 @@ pub(crate) fn edit(
             return Ok(Edited::Unchanged);
         };
         prop.remove();
-        if host == Host::Vscode {
-            remove_input(&top, &format!("{name}-token"));
+        if host == Host::Vscode && remove_input(&top, &format!("{name}-token")) {
+            // The `inputs` an install added goes with its last input.
+            if let Some(inputs) = top.get("inputs")
+                && top
+                    .array_value("inputs")
+                    .is_some_and(|a| a.elements().is_empty())
+            {
+                inputs.remove();
+            }
         }
         return Ok(Edited::Changed(root.to_string()));
     };
@@ -114,16 +121,19 @@ fn has_input(top: &CstObject, prompt: &Value) -> bool {
         .any(|e| e.to_serde_value().as_ref() == Some(prompt))
 }
 
-/// Takes VS Code's input `id` out of `inputs`.
-fn remove_input(top: &CstObject, id: &str) {
+/// Takes VS Code's input `id` out of `inputs`; whether it was there.
+fn remove_input(top: &CstObject, id: &str) -> bool {
     let Some(inputs) = top.array_value("inputs") else {
-        return;
+        return false;
     };
+    let mut removed = false;
     for element in inputs.elements() {
         if element.to_serde_value().is_some_and(|v| v["id"] == id) {
             element.remove();
+            removed = true;
         }
     }
+    removed
 }
 
 #[cfg(test)]

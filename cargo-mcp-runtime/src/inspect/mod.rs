@@ -1,8 +1,23 @@
-//! `inspect`: what a server exposes, readable or as one JSON document.
+//! `inspect`: what a server exposes, readable or as one JSON document: its revision and
+//! capabilities, its tools (their arguments, and which hosts read their input schemas as
+//! meant), resources, templates, prompts, skills, MCP Apps views, and its `server.json`.
 
+mod apps;
+mod portability;
+mod server_json;
+
+use crate::target::Target;
 use crate::values::{one_line, to_values};
 use mcp_runtime::client::{Client, ClientError};
 use serde_json::{Value, json};
+
+/// What `inspect` was asked beyond the server.
+pub(crate) struct Options<'a> {
+    /// The whole answer as JSON.
+    pub(crate) json: bool,
+    /// The server's name in the MCP Registry, for its `server.json`.
+    pub(crate) registry_name: Option<&'a str>,
+}
 
 /// A list, or why there is none (`null` when the server does not offer it).
 fn listed<T: serde::Serialize>(answer: Result<Vec<T>, ClientError>) -> Result<Value, String> {
@@ -14,7 +29,11 @@ fn listed<T: serde::Serialize>(answer: Result<Vec<T>, ClientError>) -> Result<Va
     }
 }
 
-pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String> {
+pub(crate) async fn inspect(
+    client: &Client,
+    target: &Target,
+    options: Options<'_>,
+) -> Result<(), String> {
     // A 2025 server answers no `server/discover`: what it is shows in its lists.
     let discover = client.request("server/discover", json!({})).await;
     if let Err(e) = &discover
@@ -23,19 +42,37 @@ pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String
         return Err(e.to_string());
     }
     let discover = discover.unwrap_or(Value::Null);
-    let report = json!({
+    let mut tools = listed(client.list_tools().await)?;
+    for tool in tools.as_array_mut().into_iter().flatten() {
+        let schema = &tool["inputSchema"];
+        let (hosts, generic) = (portability::per_host(schema), portability::generic(schema));
+        tool["portability"] = hosts;
+        tool["portabilityIssues"] = generic;
+    }
+    let resources = listed(client.list_resources().await)?;
+    let views = apps::views(client, &tools, &resources).await;
+    let mut report = json!({
         "revision": client.revision(),
         "discover": discover,
-        "tools": listed(client.list_tools().await)?,
-        "resources": listed(client.list_resources().await)?,
+        "tools": tools,
+        "resources": resources,
         "resourceTemplates": listed(client.list_resource_templates().await)?,
         "prompts": listed(client.list_prompts().await)?,
         "skills": match discover["capabilities"]["extensions"].get(mcp_runtime::protocol::SKILLS_EXTENSION) {
             Some(_) => listed(client.list_skills().await)?,
             None => Value::Null,
         },
+        "appsViews": views,
+        "portabilityHosts": portability::bases(),
     });
-    if as_json {
+    match server_json::server_json(target, &discover, options.registry_name).await {
+        Ok(entry) => report["serverJson"] = entry,
+        Err(note) => {
+            report["serverJson"] = Value::Null;
+            report["serverJsonNote"] = note.into();
+        }
+    }
+    if options.json {
         say!(
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
@@ -82,11 +119,38 @@ pub(crate) async fn inspect(client: &Client, as_json: bool) -> Result<(), String
                         for line in arguments(&item["inputSchema"]) {
                             say!("      {line}");
                         }
+                        say!(
+                            "      portability: {}",
+                            portability::line(&item["portability"])
+                        );
+                        let generic = item["portabilityIssues"].as_array().map_or(0, Vec::len);
+                        if generic > 0 {
+                            say!(
+                                "      portable form: {generic} issue(s) in the strictest dialects (`--json` lists them)"
+                            );
+                        }
                     }
                 }
             }
             Value::Null => {}
             other => say!("\n{title}: {}", other["error"].as_str().unwrap_or("?")),
+        }
+    }
+    let views = report["appsViews"].as_array().cloned().unwrap_or_default();
+    if !views.is_empty() {
+        say!("\nApps views ({}):", views.len());
+        for view in &views {
+            say!("  {}", apps::line(view));
+        }
+    }
+    match (&report["serverJson"], report["serverJsonNote"].as_str()) {
+        (Value::Null, note) => say!("\nserver.json: {}", note.unwrap_or("not made")),
+        (entry, _) => {
+            let text = serde_json::to_string_pretty(entry).unwrap_or_default();
+            say!("\nserver.json:");
+            for line in text.lines() {
+                say!("  {line}");
+            }
         }
     }
     Ok(())
@@ -116,6 +180,8 @@ fn arguments(schema: &Value) -> Vec<String> {
             line.push_str(" (required)");
         }
         if let Some(description) = property["description"].as_str() {
+            // One line an argument: a description of several lines joined.
+            let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
             line.push_str(&format!(" — {description}"));
         }
         out.push(line);
