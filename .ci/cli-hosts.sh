@@ -22,8 +22,9 @@ echo "== npm ci (Claude Code, Gemini CLI, Codex, mcpb, from the lock file)"
 (cd "$DIR" && timeout 900 npm ci --no-audit --no-fund --loglevel=error)
 BIN="$ROOT/$DIR/node_modules/.bin"
 
-echo "== cargo build: the command line and the notes example"
-cargo build -p cargo-mcp-runtime -p mcp-examples --example notes --example study-server
+echo "== cargo build: the command line and the examples"
+cargo build -p cargo-mcp-runtime -p mcp-examples --example notes --example study-server \
+  --example minimal --example acme-knowledge --example everything --example apps --example gateway
 CLI="$ROOT/target/debug/cargo-mcp-runtime"
 NOTES="$ROOT/target/debug/examples/notes"
 
@@ -260,8 +261,6 @@ echo "== check: green on the notes example, and on every other example served ov
 expect "check notes" '0 failed' "$CLI" mcp-runtime check "$URL"
 # `observability` and `lambda` need features of their own (their CI steps serve them); the
 # gateway fronts the notes example over stdio.
-(cd "$ROOT" && cargo build -p mcp-examples --example minimal --example acme-knowledge \
-  --example everything --example apps --example gateway)
 printf '{"mcpServers": {"notes": {"command": "%s", "args": ["--stdio"]}}}\n' "$NOTES" >"$SCRATCH/gateway.json"
 for example in minimal study-server acme-knowledge everything apps gateway; do
   EXAMPLE_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
