@@ -263,6 +263,12 @@ expect "check notes" '0 failed' "$CLI" mcp-runtime check "$URL"
 # gateway fronts the notes example over stdio.
 printf '{"mcpServers": {"notes": {"command": "%s", "args": ["--stdio"]}}}\n' "$NOTES" >"$SCRATCH/gateway.json"
 for example in minimal study-server acme-knowledge everything apps gateway; do
+  # Its command line is strict: `--help` prints the usage, an unknown argument is refused.
+  expect "$example --help" '^usage: ' "$ROOT/target/debug/examples/$example" --help
+  "$ROOT/target/debug/examples/$example" --no-such-flag >"$SCRATCH/$example.refused" 2>&1 \
+    && fail "$example took an unknown argument"
+  grep -q 'unknown argument `--no-such-flag`' "$SCRATCH/$example.refused" \
+    || fail "$example did not name the unknown argument: $(cat "$SCRATCH/$example.refused")"
   EXAMPLE_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
   extra=()
   [ "$example" = gateway ] && extra=(--config "$SCRATCH/gateway.json")

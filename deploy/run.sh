@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Three instances of the study-server example behind nginx, sharing one Redis, all on loopback:
-# try scale-out on one machine. Needs `redis-server` and `nginx` (Debian: apt-get install
-# redis-server nginx-light). Ports: REDIS_PORT (6390), the instances 8101-8103, nginx
+# Three instances of a server behind nginx, sharing one Redis and one requestState key, all on
+# loopback: try scale-out on one machine. Needs `redis-server` and `nginx` (Debian: apt-get
+# install redis-server nginx-light). Ports: REDIS_PORT (6390), the instances 8101-8103, nginx
 # NGINX_PORT (8100). Ctrl-C stops everything.
 #
-#   bash deploy/run.sh     then point a client at http://127.0.0.1:8100/mcp
+#   bash deploy/run.sh                        the study-server example (built with `redis`)
+#   bash deploy/run.sh PATH/TO/SERVER ARGS…   any server binary that takes `--addr HOST:PORT`
+#
+# then point a client at http://127.0.0.1:8100/mcp. Each instance gets `--addr`, then ARGS,
+# and MCP_STATE_KEY and MCP_REDIS_URL in its environment (a server of yours shares its tasks
+# and changes through Redis when it reads MCP_REDIS_URL, as the study-server example does:
+# `mcp_runtime::redis`).
 #
 # The instances trust this nginx (loopback) to name each client in X-Forwarded-For, so that
 # every client has shares of its own (the example's Redis mode: MCP_TRUSTED_PROXIES, loopback
@@ -34,9 +40,16 @@ for tool in redis-server nginx; do
   command -v "$tool" >/dev/null || { echo "error: $tool is not installed" >&2; exit 1; }
 done
 
-echo "== cargo build --example study-server --features redis"
-cargo build --example study-server --features redis
-BIN="target/debug/examples/study-server"
+if [ "$#" -gt 0 ]; then
+  BIN="$1"
+  shift
+  [ -x "$BIN" ] || { echo "error: $BIN is not an executable file (give the server binary's path)" >&2; exit 1; }
+else
+  echo "== cargo build --example study-server --features redis"
+  cargo build --example study-server --features redis
+  BIN="target/debug/examples/study-server"
+fi
+ARGS=("$@")
 
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >"$RUN_DIR/redis.log" 2>&1 &
 PIDS+=("$!")
@@ -48,7 +61,7 @@ sleep 0.5
 
 SERVERS=""
 for port in "${PORTS[@]}"; do
-  "$BIN" --addr "127.0.0.1:$port" >"$RUN_DIR/instance-$port.log" 2>&1 &
+  "$BIN" --addr "127.0.0.1:$port" "${ARGS[@]}" >"$RUN_DIR/instance-$port.log" 2>&1 &
   PIDS+=("$!")
   SERVERS+="        server 127.0.0.1:$port max_fails=1 fail_timeout=2s;"$'\n'
 done
@@ -60,8 +73,13 @@ PIDS+=("$!")
 sleep 1
 for port in "${PORTS[@]}"; do
   printf 'instance 127.0.0.1:%s: ' "$port"
-  curl -s "http://127.0.0.1:$port/health" || echo "(not answering; see $RUN_DIR/instance-$port.log)"
-  echo
+  if ! status="$(curl -s -o "$RUN_DIR/health-$port" -w '%{http_code}' "http://127.0.0.1:$port/health")"; then
+    echo "not answering; see $RUN_DIR/instance-$port.log"
+  elif [ "$status" = 404 ]; then
+    echo "answering (no /health: HttpOptions::health turns it on)"
+  else
+    echo "/health $status $(cat "$RUN_DIR/health-$port")"
+  fi
 done
 echo "MCP endpoint: http://127.0.0.1:$NGINX_PORT/mcp (Ctrl-C stops everything)"
 wait

@@ -41,6 +41,7 @@ struct Report {
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
+    let mode = mcp_runtime::RunMode::from_args_strict(&["--payloads"])?;
     let _otel = mcp_runtime::otel::init("mcp-observability-example")?;
     let payloads = std::env::args().any(|a| a == "--payloads");
 
@@ -109,6 +110,6 @@ async fn main() -> Result<(), mcp_runtime::Error> {
                 .handler(|_: NoArguments, _cx| async { "dropped" }),
         )
         .build()?
-        .run()
+        .run_with(mode, mcp_runtime::HttpOptions::default())
         .await
 }

@@ -1,7 +1,7 @@
 //! MCP Apps (SEP-1865, `io.modelcontextprotocol/ui`): every `_meta.ui` key the server writes,
 //! validated against the JSON Schema of the official `@modelcontextprotocol/ext-apps` package
-//! (`npm ci --prefix examples/apps`; without it these checks print SKIPPED, and fail when `CI`
-//! is set); both keys of a tool's view; the view's HTML and metadata on the wire; a client that
+//! (`npm ci --prefix examples/apps`; without it these checks fail, unless `MCP_SKIP_APPS_SDK=1`
+//! asks to skip them); both keys of a tool's view; the view's HTML and metadata on the wire; a client that
 //! does not render apps still served meaningful text, in both eras; startup errors for views
 //! that are not there.
 
@@ -24,22 +24,14 @@ fn ext_apps_schema() -> Option<Value> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
         "examples/apps/node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json",
     );
-    match std::fs::read(&path) {
-        Ok(bytes) => Some(serde_json::from_slice(&bytes).expect("the package's schema is JSON")),
-        Err(_) if std::env::var_os("CI").is_some() => {
-            panic!(
-                "{} is missing: run `npm ci --prefix examples/apps`",
-                path.display()
-            )
-        }
-        Err(_) => {
-            eprintln!(
-                "SKIPPED: {} is missing (npm ci --prefix examples/apps)",
-                path.display()
-            );
-            None
-        }
-    }
+    let found = common::prerequisite(
+        path.exists(),
+        &format!("{} is missing", path.display()),
+        "run `npm ci --prefix examples/apps`",
+        "MCP_SKIP_APPS_SDK",
+    );
+    let bytes = found.then(|| std::fs::read(&path).expect("the package's schema is readable"))?;
+    Some(serde_json::from_slice(&bytes).expect("the package's schema is JSON"))
 }
 
 /// Validates `value` against the package's `$defs[def]`, compiled on its own (as the package

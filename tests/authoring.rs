@@ -579,3 +579,47 @@ async fn errors_are_typed_and_handlers_can_be_unit_tested() {
     let value: Value = json!(null);
     assert!(value.is_null());
 }
+
+/// Publishes a note (needs `notes:write`).
+#[tool(scopes = ["notes:write"])]
+fn publish_note() -> &'static str {
+    "published"
+}
+
+/// A scope a primitive requires and the resource server does not list (a misspelling, most
+/// often) stops the start, naming both; listed, or with no list to compare with, it serves.
+#[tokio::test]
+async fn a_scope_the_resource_server_does_not_list_stops_the_start() {
+    use mcp_runtime::HttpOptions;
+    use mcp_runtime::auth::ResourceServer;
+    use mcp_runtime::testing::TestIssuer;
+    let audience = "http://127.0.0.1:8000/mcp";
+    let issuer = TestIssuer::new("https://auth.example.com", audience);
+    let start = |listed: &'static [&'static str]| {
+        let auth = ResourceServer::new(audience, issuer.issuer(), issuer.verifier())
+            .unwrap()
+            .scopes_supported(listed.iter().copied());
+        let server = Server::builder().tool(publish_note {}).build().unwrap();
+        async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            // Started, it stops at once: the signal is already given.
+            server
+                .serve_until(listener, HttpOptions::default().auth(auth), async {})
+                .await
+        }
+    };
+    let refused = common::within("a refused start", start(&["notes:wrte"]))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("tool `publish_note` requires `notes:write`")
+            && refused.contains("it lists notes:wrte")
+            && refused.contains("ResourceServer::scopes_supported"),
+        "{refused}"
+    );
+    common::within("a start", start(&["notes:write"]))
+        .await
+        .unwrap();
+    common::within("a start", start(&[])).await.unwrap();
+}

@@ -109,18 +109,7 @@ struct Proxy {
 }
 
 fn proxy(addr: SocketAddr) -> Option<Proxy> {
-    let installed = std::process::Command::new("nginx")
-        .arg("-v")
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok();
-    if !installed {
-        // Skipped only when asked: a missing proxy is no pass.
-        assert!(
-            std::env::var_os("MCP_SKIP_NGINX").is_some(),
-            "nginx is not installed (Debian: apt-get install nginx-light); set MCP_SKIP_NGINX=1 to skip the tests that put it in front"
-        );
-        eprintln!("SKIPPED (MCP_SKIP_NGINX): nginx is not installed");
+    if !common::nginx_installed() {
         return None;
     }
     let dir = TempDir::new("nginx");

@@ -93,11 +93,36 @@ async fn over_stdio_the_scoped_tool_works_for_the_local_caller_and_only_for_it()
     );
     let refused = &without[1]["error"];
     assert_eq!(refused["code"], -32602, "{}", without[1]);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains("tickets:write")
+    assert_eq!(refused["data"]["requiredScopes"], json!(["tickets:write"]));
+    // Over stdio no token can come: the refusal names the setting that gives a caller.
+    assert_eq!(
+        refused["message"],
+        "Unauthorized: tool `close_ticket` needs the scope tickets:write, and a request over stdio \
+         carries no access token: give the server its local user, e.g. \
+         ServerBuilder::stdio_caller(Caller::new(\"local-user\").with_scopes([\"tickets:write\"]))"
+    );
+    // The same in a 2025-11-25 session over stdio.
+    let legacy = over_stdio(
+        desk(None),
+        &[
+            request(
+                1,
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "desktop", "version": "1"}}),
+            ),
+            request(
+                2,
+                "tools/call",
+                json!({"name": "close_ticket", "arguments": {"id": 7}}),
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(
+        legacy[1]["error"]["message"], refused["message"],
+        "{}",
+        legacy[1]
     );
 
     // A caller without the scope is refused too.

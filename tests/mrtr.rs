@@ -544,3 +544,85 @@ async fn prompts_and_resources_use_mrtr_too() {
         "a final read still carries caching hints"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The warning about a key of this process's own
+// ---------------------------------------------------------------------------------------------
+
+/// What `the_local_key_warning_is_for_http_servers_that_ask_for_input` looks for on stderr.
+const KEY_WARNING: &str = "no requestState key configured";
+
+/// A server whose one tool asks the client for input (or does not).
+fn asking_server(asks: bool) -> mcp_runtime::Server {
+    let tool = mcp_runtime::Tool::new("confirm");
+    let tool = match asks {
+        true => tool.asks_client_input(),
+        false => tool,
+    };
+    mcp_runtime::Server::builder()
+        .tool(tool.handler(|_: mcp_runtime::NoArguments, _cx| async { "done" }))
+        .build()
+        .unwrap()
+}
+
+/// The child process of the test below: what `MCP_KEY_WARNING_CASE` names, then exits.
+#[tokio::test]
+#[ignore = "run as a child process by the_local_key_warning_is_for_http_servers_that_ask_for_input"]
+async fn local_key_warning_child() {
+    let case = std::env::var("MCP_KEY_WARNING_CASE").unwrap_or_default();
+    let options = mcp_runtime::HttpOptions::default;
+    match case.as_str() {
+        // Built and called in process (as tests and stdio do): one instance, nothing to say.
+        "in-process" => {
+            let client = mcp_runtime::testing::TestClient::new(asking_server(true));
+            client.list_tools().await.unwrap();
+        }
+        // Two HTTP endpoints of servers that ask for input: said once.
+        "http" => {
+            let _ = asking_server(true).into_router(options());
+            let _ = asking_server(true).into_router(options());
+        }
+        // Nothing asks for input: nothing is sealed, nothing to say.
+        "http-no-input" => {
+            let _ = asking_server(false).into_router(options());
+        }
+        other => panic!("no case {other:?}"),
+    }
+}
+
+#[test]
+fn the_local_key_warning_is_for_http_servers_that_ask_for_input() {
+    let run = |case: &str, key: Option<&str>| {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        child
+            .args([
+                "local_key_warning_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("MCP_KEY_WARNING_CASE", case)
+            .env_remove("MCP_STATE_KEY")
+            .env_remove("RUST_LOG");
+        if let Some(key) = key {
+            child.env("MCP_STATE_KEY", key);
+        }
+        let out = child.output().expect("the test binary starts again");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{case}: {stderr}");
+        stderr.matches(KEY_WARNING).count()
+    };
+    assert_eq!(run("in-process", None), 0, "in process: no warning");
+    assert_eq!(
+        run("http-no-input", None),
+        0,
+        "nothing asks for input: no warning"
+    );
+    assert_eq!(
+        run("http", None),
+        1,
+        "HTTP and a round of input: one warning"
+    );
+    let key = common::base64(&[7u8; 32]);
+    assert_eq!(run("http", Some(&key)), 0, "a configured key: no warning");
+}

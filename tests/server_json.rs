@@ -7,8 +7,8 @@
 //! (`https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json`), which the
 //! PyPI package `skillsaw` ships byte for byte (its SHA-256 is checked below):
 //! `python3 -m pip install --no-deps --target target/registry-schema skillsaw==0.22.0`, or
-//! `MCP_REGISTRY_SCHEMA` naming the file. Without it the schema checks print SKIPPED, and fail
-//! when `CI` is set.
+//! `MCP_REGISTRY_SCHEMA` naming the file. Without it the schema checks fail, unless
+//! `MCP_SKIP_REGISTRY_SCHEMA=1` asks to skip them.
 #![allow(clippy::duplicate_mod)]
 
 #[path = "../examples/acme-knowledge/server.rs"]
@@ -32,6 +32,8 @@ mod everything;
 #[path = "../examples/everything/mrtr.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod mrtr;
+
+mod common;
 
 use mcp_runtime::protocol::{Icon, Implementation};
 use mcp_runtime::{Error, RunMode, SERVER_JSON_SCHEMA, Server, ServerJson, ServerJsonError};
@@ -57,22 +59,14 @@ fn registry_schema() -> Option<&'static jsonschema::Validator> {
                 Some(path) if !path.is_empty() => PathBuf::from(path),
                 _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(SCHEMA_IN_PACKAGE),
             };
-            let bytes = match std::fs::read(&path) {
-                Ok(bytes) => bytes,
-                Err(_) if std::env::var_os("CI").is_some() => panic!(
-                    "{} is missing: python3 -m pip install --no-deps --target \
-                     target/registry-schema skillsaw==0.22.0",
-                    path.display()
-                ),
-                Err(_) => {
-                    eprintln!(
-                        "SKIPPED: {} is missing (python3 -m pip install --no-deps --target \
-                         target/registry-schema skillsaw==0.22.0)",
-                        path.display()
-                    );
-                    return None;
-                }
-            };
+            let found = common::prerequisite(
+                path.exists(),
+                &format!("{} is missing", path.display()),
+                "python3 -m pip install --no-deps --target target/registry-schema \
+                 skillsaw==0.22.0",
+                "MCP_SKIP_REGISTRY_SCHEMA",
+            );
+            let bytes = found.then(|| std::fs::read(&path).expect("the schema is readable"))?;
             let digest = ring::digest::digest(&ring::digest::SHA256, &bytes);
             let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
             assert_eq!(

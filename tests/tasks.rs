@@ -8,7 +8,7 @@ mod common;
 use common::{call_with, headers_for, request, response_of, spawn_http, with_header, within};
 use mcp_runtime::protocol::{ClientCapabilities, TASKS_EXTENSION};
 use mcp_runtime::tasks::MemoryTaskStore;
-use mcp_runtime::testing::{ClientError, TestClient};
+use mcp_runtime::testing::{ClientError, Elicited, TestClient};
 use mcp_runtime::{
     Ask, Caller, CancellationToken, ElicitForm, Elicitation, McpError, NoArguments, Progress,
     Rounds, Server, State, Step, TaskSupport, Tool, tool,
@@ -751,4 +751,30 @@ async fn a_lease_runs_from_the_stores_return_not_from_before_it_went_away() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     let failed = get(&client, "held").await.unwrap();
     assert_eq!(failed["status"], "failed", "{failed}");
+}
+
+/// `TestClient::run_tool_as_task`: a task run to its end, its questions (before it starts and
+/// while it runs) answered from the client's answers; a failing tool's result, and a task's
+/// JSON-RPC error.
+#[tokio::test]
+async fn a_client_runs_a_task_to_its_end() {
+    // Each form is answered with the question's first word ("First word?" → "first").
+    let client = TestClient::new(server()).on_elicit(|message, _| {
+        let word = message.split([' ', '?']).next().unwrap_or_default();
+        Elicited::Accept(json!({"word": word.to_lowercase()}))
+    });
+    let run = |name: &'static str| within(name, client.run_tool_as_task(name, json!({})));
+    assert_eq!(
+        run("two_rounds").await.unwrap().text(),
+        "first+second+third"
+    );
+    assert_eq!(run("named").await.unwrap().text(), "task for your");
+    let broken = run("broken").await.unwrap();
+    assert!(broken.failed(), "an isError result is the task's result");
+    assert_eq!(run("erring").await.unwrap_err().code(), Some(-32602));
+    let echoed = within(
+        "echo",
+        client.run_tool_as_task("echo", json!({"text": "hi"})),
+    );
+    assert_eq!(echoed.await.unwrap().text(), "echo: hi");
 }

@@ -54,7 +54,8 @@ fn auth_flags() -> Result<Option<AuthFlags>, Error> {
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let mode = RunMode::from_args()?;
+    let mode =
+        RunMode::from_args_strict(&["--audit", "--jwks FILE", "--audience URI", "--issuer URL"])?;
     let builder = match std::env::args().any(|a| a == "--audit") {
         true => server::builder().layer(server::audit()),
         false => server::builder(),

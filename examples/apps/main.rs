@@ -24,11 +24,14 @@ mod server;
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
+    let mode = mcp_runtime::RunMode::from_args_strict(&["--audit"])?;
     let server = match std::env::args().any(|a| a == "--audit") {
         true => server::builder().layer(audit()).build()?,
         false => server::build()?,
     };
-    server.run().await
+    server
+        .run_with(mode, mcp_runtime::HttpOptions::default())
+        .await
 }
 
 /// One `audit: METHOD NAME OUTCOME` line on stderr for each request (what the lab page's

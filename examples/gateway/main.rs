@@ -23,11 +23,8 @@ use mcp_runtime::proxy::Mount;
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
+    let mode = mcp_runtime::RunMode::from_args_strict(&["--config FILE"])?;
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: gateway --config FILE [--addr HOST:PORT | --stdio]");
-        return Ok(());
-    }
     // What the gateway says of its backends (one down, a list that does not build) goes to
     // stderr, never stdout (stdout is the protocol with --stdio).
     tracing_subscriber::fmt()
@@ -67,5 +64,8 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         let mount = Mount::from(client).uris(uris).name(entry.name());
         builder = builder.mount(prefix, mount);
     }
-    builder.build()?.run().await
+    builder
+        .build()?
+        .run_with(mode, mcp_runtime::HttpOptions::default())
+        .await
 }

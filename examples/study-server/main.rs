@@ -44,7 +44,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         }
         let server = server::builder(None).redis(&redis).build()?;
         return server
-            .run_with(mcp_runtime::RunMode::from_args()?, options)
+            .run_with(mcp_runtime::RunMode::from_args_strict(&[])?, options)
             .await;
     }
     server::build(None)?.run().await

@@ -3,7 +3,7 @@
 
 pub use crate::context::{FromContext, RequestContext, State, StateNeed};
 pub use crate::error::{McpError, SourceLocation};
-pub use crate::mrtr::{AskOnce, ElicitForm, FormField, InputSet};
+pub use crate::mrtr::{AskOnce, ElicitForm, FormField, InputSet, InputSlot};
 pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::registry::{
     AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
@@ -37,6 +37,161 @@ pub fn string_argument<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, Str
     use serde::de::IntoDeserializer;
     let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = s.into_deserializer();
     T::deserialize(de).map_err(|e| e.to_string())
+}
+
+/// Types serde can make, but never from a string: sequences, sets, maps, tuples, arrays, `()`
+/// and `Option` (an optional argument is `Option<T>` in the signature itself, of a `T` made
+/// from a string). A prompt argument or template variable arrives as a string: the macros find
+/// this marker before their serde fallback and refuse such a type at compile time, where serde
+/// would refuse every call.
+///
+/// ```
+/// use mcp_runtime::__private::NotFromString;
+///
+/// fn refused<T: NotFromString + ?Sized>() {}
+/// refused::<Vec<String>>();
+/// refused::<std::collections::HashMap<String, u32>>();
+/// refused::<(String, String)>();
+/// ```
+pub trait NotFromString {}
+
+impl<T> NotFromString for Vec<T> {}
+impl<T> NotFromString for std::collections::VecDeque<T> {}
+impl<T> NotFromString for std::collections::LinkedList<T> {}
+impl<T> NotFromString for std::collections::BinaryHeap<T> {}
+impl<T> NotFromString for std::collections::BTreeSet<T> {}
+impl<T, S> NotFromString for std::collections::HashSet<T, S> {}
+impl<K, V> NotFromString for std::collections::BTreeMap<K, V> {}
+impl<K, V, S> NotFromString for std::collections::HashMap<K, V, S> {}
+impl NotFromString for serde_json::Map<String, serde_json::Value> {}
+impl<T> NotFromString for [T] {}
+impl<T, const N: usize> NotFromString for [T; N] {}
+impl<T: NotFromString + ?Sized> NotFromString for Box<T> {}
+impl<T> NotFromString for Option<T> {}
+
+macro_rules! not_from_string_tuples {
+    ($(($($t:ident),*)),*) => {$(
+        impl<$($t),*> NotFromString for ($($t,)*) {}
+    )*};
+}
+not_from_string_tuples!(
+    (),
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F),
+    (A, B, C, D, E, F, G),
+    (A, B, C, D, E, F, G, H),
+    (A, B, C, D, E, F, G, H, I),
+    (A, B, C, D, E, F, G, H, I, J),
+    (A, B, C, D, E, F, G, H, I, J, K),
+    (A, B, C, D, E, F, G, H, I, J, K, L),
+    (A, B, C, D, E, F, G, H, I, J, K, L, M),
+    (A, B, C, D, E, F, G, H, I, J, K, L, M, N),
+    (A, B, C, D, E, F, G, H, I, J, K, L, M, N, O),
+    (A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P)
+);
+
+/// The type of an `#[elicit]` parameter: `Elicitation<T>` of a form `T` (written so, or through
+/// an alias). Generated code asks and takes every `#[elicit]` parameter through it, named by
+/// the parameter's type (`<ty as ElicitParam>::elicit(..)`), so that a type that is not an
+/// `Elicitation<..>` is refused once, at the type, with this message (not by a type mismatch),
+/// and an `Elicitation<T>` of a `T` that is not a form once, with [`ElicitForm`]'s.
+///
+/// ```
+/// use mcp_runtime::__private::ElicitParam;
+/// use mcp_runtime::{ElicitForm, Elicitation};
+///
+/// #[derive(serde::Deserialize, ElicitForm)]
+/// struct Proceed {
+///     proceed: bool,
+/// }
+/// type Answer = Elicitation<Proceed>;
+///
+/// fn form_of<P: ElicitParam>() -> &'static str {
+///     std::any::type_name::<P::Form>()
+/// }
+/// assert!(form_of::<Answer>().ends_with("Proceed"));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "an `#[elicit]` parameter is an `Elicitation<T>`, not `{Self}`",
+    label = "write `Elicitation<Form>` here, `Form` a struct deriving `ElicitForm`",
+    note = "derive `serde::Deserialize` and `ElicitForm` on a struct of the fields to ask for, such as `struct Proceed {{ proceed: bool }}`, and take `Elicitation<Proceed>` (or `Option<Elicitation<Proceed>>` when the client may lack elicitation); the answer is `Accepted(form)`, `Declined` or `Cancelled`"
+)]
+pub trait ElicitParam: Sized {
+    /// The form asked for.
+    type Form;
+    /// [`InputSet::elicit`].
+    fn elicit(
+        inputs: &mut InputSet,
+        key: &'static str,
+        required: bool,
+        message: &str,
+    ) -> InputSlot<Self>
+    where
+        Self::Form: ElicitForm + Send + 'static;
+    /// [`InputSet::elicit_once`].
+    fn elicit_once(
+        inputs: &mut InputSet,
+        once: &'static AskOnce,
+        key: &'static str,
+        required: bool,
+        message: &str,
+    ) -> InputSlot<Self>
+    where
+        Self::Form: ElicitForm + Send + 'static;
+    /// [`InputSet::take`], as the parameter's type.
+    fn take(inputs: &mut InputSet, slot: InputSlot<Self>) -> Result<Self, McpError>
+    where
+        Self::Form: ElicitForm + Send + 'static;
+    /// [`InputSet::take_optional`], as the parameter's type.
+    fn take_optional(
+        inputs: &mut InputSet,
+        slot: InputSlot<Self>,
+    ) -> Result<Option<Self>, McpError>
+    where
+        Self::Form: ElicitForm + Send + 'static;
+}
+
+impl<T> ElicitParam for crate::Elicitation<T> {
+    type Form = T;
+    fn elicit(
+        inputs: &mut InputSet,
+        key: &'static str,
+        required: bool,
+        message: &str,
+    ) -> InputSlot<Self>
+    where
+        T: ElicitForm + Send + 'static,
+    {
+        inputs.elicit::<T>(key, required, message)
+    }
+    fn elicit_once(
+        inputs: &mut InputSet,
+        once: &'static AskOnce,
+        key: &'static str,
+        required: bool,
+        message: &str,
+    ) -> InputSlot<Self>
+    where
+        T: ElicitForm + Send + 'static,
+    {
+        inputs.elicit_once::<T>(once, key, required, message)
+    }
+    fn take(inputs: &mut InputSet, slot: InputSlot<Self>) -> Result<Self, McpError>
+    where
+        T: ElicitForm + Send + 'static,
+    {
+        inputs.take(slot)
+    }
+    fn take_optional(inputs: &mut InputSet, slot: InputSlot<Self>) -> Result<Option<Self>, McpError>
+    where
+        T: ElicitForm + Send + 'static,
+    {
+        inputs.take_optional(slot)
+    }
 }
 
 /// Compile-time check that a handler future is `Send`.

@@ -217,7 +217,7 @@ impl ServerJson {
 }
 
 /// The options [`ServerJson::from_args`] reads, each followed by a value.
-const OPTIONS: [&str; 7] = [
+pub(crate) const OPTIONS: [&str; 7] = [
     "--name",
     "--crate",
     "--remote",

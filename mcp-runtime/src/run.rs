@@ -5,6 +5,7 @@ use crate::error::Error;
 use crate::registry_entry::ServerJson;
 use crate::server::Server;
 use crate::transport::http::HttpOptions;
+use std::io::Write as _;
 use std::net::SocketAddr;
 
 /// How [`Server::run_with`] serves: the transport, and for HTTP the address.
@@ -33,6 +34,9 @@ pub enum RunMode {
     /// No serving: print this server's `server.json` for the MCP Registry
     /// ([`Server::server_json`]) to stdout, and return.
     ServerJson(ServerJson),
+    /// No serving: print this usage text (`--help`, [`RunMode::parse_strict`]) to stdout, and
+    /// return.
+    Help(String),
 }
 
 impl Default for RunMode {
@@ -93,11 +97,112 @@ impl RunMode {
     pub fn from_args() -> Result<RunMode, Error> {
         RunMode::parse(std::env::args().skip(1))
     }
+
+    /// Reads `args` as [`parse`](RunMode::parse) does, but refuses an argument that is neither
+    /// `--addr`, `--stdio`, `--server-json` and its options, nor one of the program's `own`
+    /// options: each written as its usage shows it, `"--audit"` for a switch, `"--config FILE"`
+    /// for an option with a value (`--config=FILE` is read too). `--help` or `-h` gives
+    /// [`RunMode::Help`], the usage of all of them.
+    ///
+    /// ```
+    /// use mcp_runtime::RunMode;
+    /// let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    /// let own = ["--config FILE", "--audit"];
+    /// let mode = RunMode::parse_strict(args(&["--config", "servers.json", "--stdio"]), &own);
+    /// assert_eq!(mode.unwrap(), RunMode::Stdio);
+    /// let wrong = RunMode::parse_strict(args(&["--verbose"]), &own).unwrap_err();
+    /// assert!(wrong.to_string().starts_with("unknown argument `--verbose`"));
+    /// let Ok(RunMode::Help(usage)) = RunMode::parse_strict(args(&["--help"]), &own) else {
+    ///     panic!("--help gives the usage")
+    /// };
+    /// assert!(usage.contains("--config FILE") && usage.contains("--addr HOST:PORT"));
+    /// ```
+    pub fn parse_strict<I: IntoIterator<Item = String>>(
+        args: I,
+        own: &[&str],
+    ) -> Result<RunMode, Error> {
+        let args: Vec<String> = args.into_iter().collect();
+        // (name, takes a value) of everything this command line knows.
+        let mut known: Vec<(&str, bool)> = vec![("--addr", true), ("--stdio", false)];
+        known.push(("--server-json", false));
+        known.extend(crate::registry_entry::OPTIONS.iter().map(|o| (*o, true)));
+        known.extend(own.iter().map(|o| match o.split_once(' ') {
+            Some((name, _)) => (name, true),
+            None => (*o, false),
+        }));
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            if arg == "--help" || arg == "-h" {
+                return Ok(RunMode::Help(usage(own)));
+            }
+            let (name, inline) = match arg.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (arg.as_str(), false),
+            };
+            match known.iter().find(|(k, _)| *k == name) {
+                Some((_, true)) if !inline => {
+                    if rest.next().is_none() {
+                        return Err(Error::Usage(format!("{name} needs a value")));
+                    }
+                }
+                Some((_, false)) if inline => {
+                    return Err(Error::Usage(format!("{name} takes no value")));
+                }
+                Some(_) => {}
+                None => {
+                    return Err(Error::Usage(format!(
+                        "unknown argument `{arg}`; {}",
+                        usage(own)
+                    )));
+                }
+            }
+        }
+        RunMode::parse(args)
+    }
+
+    /// Reads the process's own command line ([`RunMode::parse_strict`]); with `--help`, prints
+    /// the usage and exits.
+    pub fn from_args_strict(own: &[&str]) -> Result<RunMode, Error> {
+        match RunMode::parse_strict(std::env::args().skip(1), own)? {
+            RunMode::Help(text) => {
+                // A closed stdout (`--help | head -1`) is no failure.
+                let _ = writeln!(std::io::stdout(), "{text}");
+                std::process::exit(0)
+            }
+            mode => Ok(mode),
+        }
+    }
+}
+
+/// The usage of a server binary whose own options are `own`.
+fn usage(own: &[&str]) -> String {
+    let program = std::env::args()
+        .next()
+        .as_deref()
+        .and_then(|p| {
+            std::path::Path::new(p)
+                .file_name()?
+                .to_str()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "server".to_owned());
+    let mut text = format!(
+        "usage: {program} [--addr HOST:PORT | --stdio]{}\n\
+         \x20 --addr HOST:PORT  serve Streamable HTTP there (default 127.0.0.1:8000, endpoint /mcp)\n\
+         \x20 --stdio           serve newline-delimited JSON-RPC on stdin and stdout\n\
+         \x20 --server-json --name NAMESPACE/NAME [--crate NAME@VERSION] [--remote URL] …\n\
+         \x20                   print the server's server.json for the MCP Registry\n",
+        own.iter().map(|o| format!(" [{o}]")).collect::<String>(),
+    );
+    text.push_str("  -h, --help        print this");
+    text
 }
 
 impl Server {
     /// Serves as the command line says (`--addr HOST:PORT`, default `127.0.0.1:8000`, or
-    /// `--stdio`; other arguments are left to the program), printing where it serves: the URL
+    /// `--stdio`; any other argument is refused, and `--help` prints the usage:
+    /// [`RunMode::from_args_strict`]; a program with options of its own names them there and
+    /// calls [`run_with`](Server::run_with)), printing where it serves: the URL
     /// and a `curl` line to stdout for HTTP, a note to stderr for stdio (stdout carries only MCP
     /// messages there). With `--server-json --name NAMESPACE/NAME` it prints its `server.json`
     /// for the MCP Registry instead, and returns ([`ServerJson::from_args`]).
@@ -109,7 +214,7 @@ impl Server {
     /// }
     /// ```
     pub async fn run(self) -> Result<(), Error> {
-        self.run_with(RunMode::from_args()?, HttpOptions::default())
+        self.run_with(RunMode::from_args_strict(&[])?, HttpOptions::default())
             .await
     }
 
@@ -118,6 +223,10 @@ impl Server {
     pub async fn run_with(self, mode: RunMode, options: HttpOptions) -> Result<(), Error> {
         let (name, version) = (self.info().name.clone(), self.info().version.clone());
         match mode {
+            RunMode::Help(text) => {
+                let _ = writeln!(std::io::stdout(), "{text}");
+                Ok(())
+            }
             RunMode::ServerJson(entry) => {
                 println!("{:#}", self.server_json(&entry)?);
                 if !entry.crates().is_empty() {
@@ -134,7 +243,7 @@ impl Server {
                 self.serve_stdio().await
             }
             RunMode::Http(addr) => {
-                options.check().map_err(Error::Usage)?;
+                self.check_http(&options)?;
                 let listener = crate::transport::http::bind(addr).await?;
                 let url = format!(
                     "http://{}{}",

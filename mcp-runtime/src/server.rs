@@ -116,7 +116,7 @@ impl Server {
         listener: tokio::net::TcpListener,
         options: HttpOptions,
     ) -> Result<(), Error> {
-        options.check().map_err(Error::Usage)?;
+        self.check_http(&options)?;
         self.start_mounts().await;
         let signal = http::ctrl_c_or_term();
         http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
@@ -152,14 +152,22 @@ impl Server {
     where
         S: std::future::Future<Output = ()> + Send + 'static,
     {
-        options.check().map_err(Error::Usage)?;
+        self.check_http(&options)?;
         self.start_mounts().await;
         http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
         Ok(())
     }
 
+    /// `options` checked, and checked against what this server serves (every scope a
+    /// primitive requires listed by the resource server, when it lists any).
+    pub(crate) fn check_http(&self, options: &HttpOptions) -> Result<(), Error> {
+        http::check_options(&self.dispatcher, options)
+    }
+
     /// An axum router serving this server at the options' path: mount it in your own app (with
-    /// your own layers), or serve it as it is.
+    /// your own layers), or serve it as it is. What [`serve`](Self::serve) refuses to start
+    /// with (inconsistent options, a scope the resource server does not list) is logged as a
+    /// warning here.
     ///
     /// ```
     /// # fn demo(server: mcp_runtime::Server) {
@@ -167,6 +175,10 @@ impl Server {
     /// # }
     /// ```
     pub fn into_router(self, options: HttpOptions) -> axum::Router {
+        // A router cannot refuse to be made: what `serve` would refuse is logged.
+        if let Err(why) = self.check_http(&options) {
+            http::warn(&why.to_string());
+        }
         if self.mounts.any_remote()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {

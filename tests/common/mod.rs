@@ -48,24 +48,46 @@ pub fn shared_dir() -> PathBuf {
     }
 }
 
-/// `<shared>/<relative>` if it exists. Otherwise says so loudly on stderr and returns `None`,
-/// except under CI (`CI` set), where missing fixtures are a failure.
+/// Whether a test's prerequisite is there: `present`, or skipped because `skip_var` asks for
+/// it (`SKIPPED` said on stderr, `false`). Missing without being asked to skip, it fails the
+/// test, saying what `missing` is and how to get it: a missing prerequisite is no pass.
+pub fn prerequisite(present: bool, missing: &str, install: &str, skip_var: &str) -> bool {
+    if present {
+        return true;
+    }
+    if std::env::var_os(skip_var).is_some_and(|v| !v.is_empty()) {
+        eprintln!("SKIPPED ({skip_var} is set): {missing}");
+        return false;
+    }
+    panic!("{missing}: {install} (or set {skip_var}=1 to skip the tests that need it)");
+}
+
+/// Whether nginx is installed (`prerequisite`, skipped with `MCP_SKIP_NGINX`).
+pub fn nginx_installed() -> bool {
+    let installed = std::process::Command::new("nginx")
+        .arg("-v")
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    prerequisite(
+        installed,
+        "nginx is not installed",
+        "Debian: apt-get install nginx-light",
+        "MCP_SKIP_NGINX",
+    )
+}
+
+/// `<shared>/<relative>` if it exists; `None` when it does not and `MCP_SKIP_SHARED` asks to
+/// skip what needs it (else the test fails: see [`prerequisite`]).
 pub fn shared_path(relative: &str) -> Option<PathBuf> {
     let path = shared_dir().join(relative);
-    if path.exists() {
-        return Some(path);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "{} not found (CI is set, so the spec fixtures are required); set MCP_SHARED_DIR",
-            path.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: {} not found; set MCP_SHARED_DIR to the folder holding spec/",
-        path.display()
+    let found = prerequisite(
+        path.exists(),
+        &format!("{} is missing", path.display()),
+        "set MCP_SHARED_DIR to the folder holding spec/ and seeds/ (default ../shared)",
+        "MCP_SKIP_SHARED",
     );
-    None
+    found.then_some(path)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -129,17 +129,7 @@ async fn a_round_started_on_one_gateway_finishes_on_another() {
 /// through the other. Needs `nginx` (skipped only with `MCP_SKIP_NGINX`).
 #[tokio::test]
 async fn two_gateways_behind_nginx_share_nothing_and_need_nothing() {
-    let installed = std::process::Command::new("nginx")
-        .arg("-v")
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok();
-    if !installed {
-        assert!(
-            std::env::var_os("MCP_SKIP_NGINX").is_some(),
-            "nginx is not installed (Debian: apt-get install nginx-light); set MCP_SKIP_NGINX=1 to skip"
-        );
-        eprintln!("SKIPPED (MCP_SKIP_NGINX): nginx is not installed");
+    if !crate::common::nginx_installed() {
         return;
     }
     let backend = Server::builder()

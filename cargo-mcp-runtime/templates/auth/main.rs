@@ -8,7 +8,7 @@ use {{module}}::Auth;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let mode = RunMode::from_args()?;
+    let mode = RunMode::from_args_strict(&[])?;
     let options = match Auth::from_env()? {
         Some(auth) => HttpOptions::default().auth(auth.resource_server()?),
         None => {

@@ -9,13 +9,14 @@ mod tool;
 use crate::ctxt::Ctxt;
 use crate::interpolate::placeholders;
 use crate::kind::Kind;
-use crate::model::{Function, InputKind, Message, Model, ParamKind, Spec};
-use syn::{GenericParam, ItemFn, LitStr};
+use crate::model::{Function, InputKind, Message, Model, ParamKind, Spec, option_inner};
+use syn::{GenericParam, ItemFn, LitStr, Type};
 
 /// Everything the model must satisfy; mistakes are recorded in `cx`.
 pub(crate) fn model(cx: &Ctxt, model: &Model) {
     let func = &model.func;
     interpolations(cx, func, model.kind());
+    elicited_types(cx, func);
     match &model.spec {
         Spec::Tool(t) => tool::check(cx, func, t),
         Spec::Resource(r) => resource::check(cx, func, r),
@@ -128,4 +129,79 @@ fn interpolations(cx: &Ctxt, func: &Function, kind: Kind) {
             }
         }
     }
+}
+
+/// Types a form field may be (`FormField`), by name: an `#[elicit]` parameter of one of them is
+/// told the one-field form to write.
+const FIELD_TYPES: &[&str] = &[
+    "bool", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
+];
+
+/// An `#[elicit]` parameter of a plain type (`bool`, `String`, a number) rather than
+/// `Elicitation<T>`: told what to write. Any other type that is not an `Elicitation<T>` is
+/// refused at compile time by the runtime's `ElicitParam` bound (an alias of one is fine).
+fn elicited_types(cx: &Ctxt, func: &Function) {
+    for param in &func.params {
+        let ParamKind::Input(input) = &param.kind else {
+            continue;
+        };
+        if !matches!(input.kind, InputKind::Elicit { form: None, .. }) {
+            continue;
+        }
+        let ty = option_inner(&param.ty).unwrap_or(&param.ty);
+        let Some(plain) = plain_type(ty) else {
+            continue;
+        };
+        let written = match ty {
+            Type::Reference(_) => format!("&{plain}"),
+            _ => plain.clone(),
+        };
+        let name = param.name.trim_start_matches('_');
+        let name = if name.is_empty() { "answer" } else { name };
+        let wrap = |t: &str| match input.optional {
+            true => format!("Option<Elicitation<{t}>>"),
+            false => format!("Elicitation<{t}>"),
+        };
+        let message = if plain == "String" || plain == "str" {
+            format!(
+                "an `#[elicit]` parameter is an `Elicitation<T>`, not `{written}`: to ask for one text, write `{name}: {}` (the answer is `Accepted(text)`, `Declined` or `Cancelled`), or `T` a struct deriving `ElicitForm` for several fields",
+                wrap("String")
+            )
+        } else {
+            let form = camel(name);
+            format!(
+                "an `#[elicit]` parameter is an `Elicitation<T>`, `T` a form, not `{written}`: ask with a one-field form, `#[derive(serde::Deserialize, ElicitForm)] struct {form} {{ {name}: {plain} }}`, and write `{name}: {}` (the answer is `Accepted({form} {{ {name} }})`, `Declined` or `Cancelled`)",
+                wrap(&form)
+            )
+        };
+        cx.error_spanned_by(ty, message);
+    }
+}
+
+/// The name of `bool`, a number, `String` or `str`, behind a reference or not.
+fn plain_type(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Reference(r) => plain_type(&r.elem),
+        Type::Paren(p) => plain_type(&p.elem),
+        Type::Path(tp) if tp.qself.is_none() && tp.path.segments.len() == 1 => {
+            let seg = tp.path.segments.first()?;
+            let name = seg.ident.to_string();
+            let known = name == "String" || name == "str" || FIELD_TYPES.contains(&name.as_str());
+            (known && seg.arguments.is_none()).then_some(name)
+        }
+        _ => None,
+    }
+}
+
+/// `go_on` as `GoOn`.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }

@@ -46,7 +46,9 @@ pub(crate) enum InputKind {
     },
     Elicit {
         message: Message,
-        /// `T` of `Elicitation<T>`, when it can be read from the type.
+        /// `T` of `Elicitation<T>`, when it can be read from the type (`None`: an alias, or a
+        /// mistake `check` words when it can; generated code names the form through the
+        /// runtime's `ElicitParam` either way).
         form: Option<Type>,
     },
 }

@@ -11,7 +11,7 @@ mod types;
 
 pub(crate) use function::{Function, Host, strip};
 pub(crate) use input::{InputKind, Message};
-pub(crate) use param::ParamKind;
+pub(crate) use param::{Param, ParamKind};
 pub(crate) use template::has_scheme;
 pub(crate) use types::option_inner;
 

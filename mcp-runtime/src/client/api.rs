@@ -6,12 +6,11 @@ use super::error::ClientError;
 use super::link::{Exchange, Incoming, Link, Outbound, lock};
 use super::listening::Listening;
 use crate::context::Caller;
-use crate::mrtr::MAX_ROUNDS;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CreateMessageRequestParams, DiscoverResult,
-    ErrorObject, GetPromptResult, GetSkillResult, InputRequiredResult, LATEST_PROTOCOL_VERSION,
-    LoggingLevel, PromptInfo, ReadDirectoryResult, ReadResourceResult, Resource, ResourceTemplate,
-    Skill, ToolInfo,
+    ErrorObject, GetPromptResult, GetSkillResult, LATEST_PROTOCOL_VERSION, LoggingLevel,
+    PromptInfo, ReadDirectoryResult, ReadResourceResult, Resource, ResourceTemplate, Skill,
+    ToolInfo,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -38,7 +37,7 @@ pub struct Client {
     link: Arc<dyn Link>,
     capabilities: Option<ClientCapabilities>,
     caller: Option<Caller>,
-    answers: Answers,
+    pub(super) answers: Answers,
     log_level: Option<LoggingLevel>,
     progress: bool,
     honour_ttl: bool,
@@ -483,33 +482,6 @@ impl Client {
         }
     }
 
-    /// A request whose `input_required` answers are answered and retried until it completes.
-    async fn request_with_input(
-        &self,
-        method: &str,
-        mut params: Value,
-    ) -> Result<Value, ClientError> {
-        for _ in 0..=MAX_ROUNDS {
-            let result = self.request(method, params.clone()).await?;
-            if result["resultType"] != "input_required" {
-                return Ok(result);
-            }
-            let asked: InputRequiredResult = parse(result)?;
-            let mut answers = Map::new();
-            for (key, request) in asked.input_requests.iter().flat_map(|r| r.iter()) {
-                answers.insert(key.to_owned(), self.answers.answer(key, request)?);
-            }
-            params["inputResponses"] = Value::Object(answers);
-            params["requestState"] = match asked.request_state {
-                Some(state) => Value::String(state),
-                None => Value::Null,
-            };
-        }
-        Err(ClientError::Unexpected(format!(
-            "`{method}` asked for input more than {MAX_ROUNDS} times"
-        )))
-    }
-
     async fn list<T: DeserializeOwned>(
         &self,
         method: &str,
@@ -694,6 +666,6 @@ const MAX_PAGES: usize = 10_000;
 /// Answers kept by [`Client::honour_ttl`]'s cache.
 const MAX_CACHED: usize = 1_000;
 
-fn parse<T: DeserializeOwned>(value: Value) -> Result<T, ClientError> {
+pub(super) fn parse<T: DeserializeOwned>(value: Value) -> Result<T, ClientError> {
     serde_json::from_value(value).map_err(|e| ClientError::Unexpected(e.to_string()))
 }

@@ -46,6 +46,7 @@ mod listening;
 mod remote;
 #[cfg(feature = "client")]
 mod resume;
+mod rounds;
 #[cfg(feature = "client")]
 mod session;
 #[cfg(feature = "client")]

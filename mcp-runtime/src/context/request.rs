@@ -51,6 +51,9 @@ pub(crate) struct ContextInner {
     /// Fired by [`RequestContext::close_sse_stream`]: a 2025-11-25 session's transport ends the
     /// connection carrying this request's stream (the client resumes it).
     pub(crate) stream_cut: tokio::sync::Notify,
+    /// Whether the request came over stdio (a refusal of a caller without a token then names
+    /// `ServerBuilder::stdio_caller`, the only way such a request has a caller).
+    pub(crate) over_stdio: bool,
 }
 
 impl ContextInner {

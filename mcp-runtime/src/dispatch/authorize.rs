@@ -140,9 +140,33 @@ pub(super) fn check_scopes(
     name: &str,
 ) -> Result<(), McpError> {
     let caller = cx.inner.caller.as_deref();
-    access
-        .scopes_met(caller)
-        .map_err(|denied| refused(kind, name, &denied, caller.is_none()))
+    access.scopes_met(caller).map_err(|denied| {
+        if caller.is_none() && cx.inner.over_stdio && !denied.scopes.is_empty() {
+            return refused_over_stdio(kind, name, &denied.scopes);
+        }
+        refused(kind, name, &denied, caller.is_none())
+    })
+}
+
+/// The refusal of a scoped primitive asked over stdio by a server with no `stdio_caller`: no
+/// token can come over stdio, so the message names the setting that gives such requests a
+/// caller.
+fn refused_over_stdio(kind: PrimitiveKind, name: &str, scopes: &[String]) -> McpError {
+    let what = describe(kind, name);
+    let listed = scopes
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut e = McpError::refused(&what, scopes, None, true);
+    e.object.message = format!(
+        "Unauthorized: {what} needs the scope{} {}, and a request over stdio carries no access \
+         token: give the server its local user, e.g. \
+         ServerBuilder::stdio_caller(Caller::new(\"local-user\").with_scopes([{listed}]))",
+        if scopes.len() == 1 { "" } else { "s" },
+        scopes.join(" "),
+    );
+    e
 }
 
 /// The custom checks of a use of `target`, when there are any: the primitive's, then the

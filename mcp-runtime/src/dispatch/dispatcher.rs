@@ -215,6 +215,7 @@ impl Dispatcher {
             task_status: std::sync::OnceLock::new(),
             inputs_asked: std::sync::atomic::AtomicBool::new(false),
             stream_cut: tokio::sync::Notify::new(),
+            over_stdio: false,
         }
     }
 

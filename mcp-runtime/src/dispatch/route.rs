@@ -114,6 +114,7 @@ pub(super) fn route(
         ingress.client,
         notifier,
     );
+    inner.over_stdio = ingress.transport == Some(Transport::Stdio);
     inner.log_level = log_level;
     inner.trace = trace;
     let cx = RequestContext {

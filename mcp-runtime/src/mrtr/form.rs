@@ -28,6 +28,11 @@ use std::sync::{Arc, OnceLock};
 /// let content = RawValue::from_string(r#"{"goal": "risks"}"#.into()).unwrap();
 /// assert_eq!(Goal::from_content(&content).unwrap().goal, "risks");
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an elicitation form",
+    label = "not a form: a struct deriving `ElicitForm`",
+    note = "derive `serde::Deserialize` and `ElicitForm` on a struct of the fields to ask for, such as `struct Proceed {{ proceed: bool }}`, and ask for `Elicitation<Proceed>`; `Elicitation<String>` asks for one text, and a fieldless enum deriving `ElicitForm` is a field of a form, not a form"
+)]
 pub trait ElicitForm: DeserializeOwned {
     /// The `requestedSchema` of the form.
     fn requested_schema() -> Map<String, Value>;

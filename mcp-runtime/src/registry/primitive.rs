@@ -325,6 +325,38 @@ impl Items {
             .position(|set| set.loaded.iter().any(|s| s.name == name))
     }
 
+    /// Every scope a primitive requires, with what requires it (``tool `search` ``).
+    pub(crate) fn required_scopes(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut add = |what: String, access: &super::access::Requirement| {
+            for scope in &access.scopes {
+                out.push((what.clone(), scope.clone()));
+            }
+        };
+        for t in &self.tools {
+            add(format!("tool `{}`", t.info.name), &t.access);
+        }
+        for r in &self.resources {
+            add(format!("resource `{}`", r.info.uri), &r.access);
+        }
+        for t in &self.templates {
+            add(
+                format!("resource template `{}`", t.info.uri_template),
+                &t.access,
+            );
+        }
+        for p in &self.prompts {
+            add(format!("prompt `{}`", p.info.name), &p.access);
+        }
+        for set in &self.skills {
+            add("a set of skills".to_owned(), &set.declared.access);
+            for (name, access) in &set.declared.per_skill {
+                add(format!("skill `{name}`"), access);
+            }
+        }
+        out
+    }
+
     /// Whether any handler asks the client for input.
     pub(crate) fn ask_client_input(&self) -> bool {
         self.tools.iter().any(|t| t.asks_input)

@@ -98,7 +98,6 @@ impl KeyRing {
     /// Whether the ring was made by [`random`](Self::random) in this process, so that only
     /// this instance opens what it seals (what a serverless target refuses for a server whose
     /// requests take several rounds).
-    #[cfg_attr(not(feature = "lambda"), allow(dead_code))]
     pub(crate) fn is_generated(&self) -> bool {
         self.generated
     }

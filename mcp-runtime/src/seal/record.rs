@@ -188,6 +188,8 @@ pub(crate) struct Sealer {
     pub(crate) ttl: Duration,
     /// Most rounds of client input one request may take.
     pub(crate) max_rounds: u32,
+    /// Whether anything served asks the client for input (so that states are sealed at all).
+    pub(crate) asks_input: bool,
 }
 
 impl Sealer {
@@ -296,6 +298,7 @@ mod tests {
             ring: KeyRing::new(&[[3; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
             max_rounds: MAX_ROUNDS,
+            asks_input: true,
         };
         let sealed = Binding::new("tools/call", "t", r#"{"b":1,"a":[2, 3]}"#, None);
         let token = s.seal(&payload(&sealed, now_ms() + 60_000)).unwrap();
@@ -325,6 +328,7 @@ mod tests {
             ring: KeyRing::new(&[[key; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
             max_rounds: MAX_ROUNDS,
+            asks_input: true,
         }
     }
 
@@ -429,6 +433,7 @@ mod tests {
             ring: KeyRing::new(&[[2; 32], [1; 32]]).unwrap(),
             ttl: DEFAULT_STATE_TTL,
             max_rounds: MAX_ROUNDS,
+            asks_input: true,
         };
         assert!(open_as(&rotated, &token, &b).is_ok());
         let bob = Binding::new("prompts/get", "p", "null", Some("bob"));

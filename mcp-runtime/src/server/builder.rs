@@ -191,7 +191,9 @@ impl ServerBuilder {
     }
     /// The keys sealing `requestState` (the first seals, all open). Instances behind one load
     /// balancer must share them. Without this, the `MCP_STATE_KEY` environment variable is read;
-    /// without that, a random key is generated and a warning is logged.
+    /// without that, a random key is generated (and an HTTP endpoint whose primitives ask the
+    /// client for input logs a warning, once a process: its multi-round requests then resume
+    /// only on this instance).
     pub fn state_keys(mut self, keys: KeyRing) -> Self {
         self.keys = Some(keys);
         self
@@ -553,7 +555,7 @@ impl ServerBuilder {
         let catalog = Catalog::new(self.items, state.clone())?;
         let mut ring = match self.keys {
             Some(ring) => ring,
-            None => state_keys_from_env(asks_input)?,
+            None => state_keys_from_env()?,
         };
         let limits = self.config.limits.clone();
         ring.set_max_bytes(limits.state_bytes);
@@ -561,6 +563,7 @@ impl ServerBuilder {
             ring,
             ttl: self.state_ttl.unwrap_or(DEFAULT_STATE_TTL),
             max_rounds: limits.rounds,
+            asks_input,
         });
         let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         let tasks = self.tasks.unwrap_or_else(|| {
@@ -634,25 +637,13 @@ impl ServerBuilder {
     }
 }
 
-/// The `requestState` keys from `MCP_STATE_KEY`; without it, a random key (with a warning when
-/// a handler asks the client for input: its multi-round requests then resume only on this
-/// instance).
-fn state_keys_from_env(asks_input: bool) -> Result<KeyRing, BuildError> {
+/// The `requestState` keys from `MCP_STATE_KEY`; without it, a random key (an HTTP endpoint
+/// whose primitives ask the client for input says, once, that its multi-round requests then
+/// resume only on this instance: `transport::http::endpoint`).
+fn state_keys_from_env() -> Result<KeyRing, BuildError> {
     let setting = |name: &str, reason: String| BuildError::setting(name, reason);
     if let Ok(value) = std::env::var("MCP_STATE_KEY") {
         return KeyRing::from_env_value(&value).map_err(|reason| setting("MCP_STATE_KEY", reason));
-    }
-    const MSG: &str = "no requestState key configured (MCP_STATE_KEY or ServerBuilder::state_keys): \
-         generated a random one, so multi-round requests only resume on this instance";
-    // Once per process: a test suite builds many servers.
-    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if !asks_input || WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        // Nothing asks the client for input (a state is never sealed), or it was said already.
-    } else if tracing::dispatcher::has_been_set() {
-        tracing::warn!("{MSG}");
-    } else {
-        // No log subscriber installed: stderr is the log (never stdout).
-        eprintln!("warning: {MSG}");
     }
     KeyRing::random().map_err(|reason| setting("requestState key", reason))
 }

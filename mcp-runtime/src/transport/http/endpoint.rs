@@ -33,6 +33,7 @@ pub(super) fn endpoint(
     legacy: Option<Arc<Legacy>>,
     options: HttpOptions,
 ) -> Arc<Endpoint> {
+    warn_of_a_local_key(&dispatcher);
     let limiter = options
         .rate
         .map(|(requests, per)| rate::Limiter::new(requests, per));
@@ -43,6 +44,34 @@ pub(super) fn endpoint(
         limiter,
         readiness: tokio::sync::Mutex::new(None),
     })
+}
+
+/// Says once a process, when an HTTP server's primitives ask the client for input and its
+/// `requestState` key was made by this process, that those requests resume only here. (Over
+/// stdio the one process is the only instance; Lambda refuses such a server before this.)
+fn warn_of_a_local_key(dispatcher: &Dispatcher) {
+    const MSG: &str = "no requestState key configured (MCP_STATE_KEY or \
+         ServerBuilder::state_keys): generated a random one, so multi-round requests only resume \
+         on this instance";
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let sealer = &dispatcher.sealer;
+    if !sealer.asks_input
+        || !sealer.ring.is_generated()
+        || WARNED.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        return;
+    }
+    warn(MSG);
+}
+
+/// Logs a warning: through `tracing` when a subscriber is installed, else on stderr (never
+/// stdout, which may be a stdio transport's).
+pub(crate) fn warn(message: &str) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::warn!("{message}");
+    } else {
+        eprintln!("warning: {message}");
+    }
 }
 
 /// The client that sent a request, as `client.rs` decides it (anonymous callers' shares and

@@ -108,10 +108,13 @@ mod proxies;
 mod rate;
 mod respond;
 mod routes;
+mod scopes;
 mod sse;
 
+pub(crate) use endpoint::warn;
 pub use options::HttpOptions;
 pub use proxies::ForwardedHeader;
+pub(crate) use scopes::check as check_options;
 
 use crate::dispatch::Dispatcher;
 use crate::legacy::Legacy;

@@ -186,7 +186,7 @@ pub(crate) fn service(
     dispatcher: &Arc<Dispatcher>,
     options: LambdaOptions,
 ) -> Result<LambdaService, Error> {
-    options.http.check().map_err(Error::Usage)?;
+    crate::transport::http::check_options(dispatcher, &options.http)?;
     let profile = profile::profile(dispatcher)?;
     Ok(LambdaService::new(profile, options))
 }
