@@ -586,19 +586,21 @@ fn publish_note() -> &'static str {
     "published"
 }
 
-/// A scope a primitive requires and the resource server does not list (a misspelling, most
-/// often) stops the start, naming both; listed, or with no list to compare with, it serves.
+/// A scope a primitive requires that the resource server knows neither as a baseline scope
+/// nor as a step-up one (a misspelling, most often) stops the start, naming both; known
+/// either way, or with no baseline to compare with, it serves.
 #[tokio::test]
-async fn a_scope_the_resource_server_does_not_list_stops_the_start() {
+async fn a_scope_the_resource_server_does_not_know_stops_the_start() {
     use mcp_runtime::HttpOptions;
     use mcp_runtime::auth::ResourceServer;
     use mcp_runtime::testing::TestIssuer;
     let audience = "http://127.0.0.1:8000/mcp";
     let issuer = TestIssuer::new("https://auth.example.com", audience);
-    let start = |listed: &'static [&'static str]| {
+    let start = |listed: &'static [&'static str], step_up: &'static [&'static str]| {
         let auth = ResourceServer::new(audience, issuer.issuer(), issuer.verifier())
             .unwrap()
-            .scopes_supported(listed.iter().copied());
+            .scopes_supported(listed.iter().copied())
+            .step_up_scopes(step_up.iter().copied());
         let server = Server::builder().tool(publish_note {}).build().unwrap();
         async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -608,18 +610,21 @@ async fn a_scope_the_resource_server_does_not_list_stops_the_start() {
                 .await
         }
     };
-    let refused = common::within("a refused start", start(&["notes:wrte"]))
+    let refused = common::within("a refused start", start(&["notes:read"], &["notes:wrte"]))
         .await
         .unwrap_err()
         .to_string();
     assert!(
         refused.contains("tool `publish_note` requires `notes:write`")
-            && refused.contains("it lists notes:wrte")
-            && refused.contains("ResourceServer::scopes_supported"),
+            && refused.contains("scopes_supported: notes:read")
+            && refused.contains("ResourceServer::step_up_scopes"),
         "{refused}"
     );
-    common::within("a start", start(&["notes:write"]))
+    common::within("a start", start(&["notes:write"], &[]))
         .await
         .unwrap();
-    common::within("a start", start(&[])).await.unwrap();
+    common::within("a start", start(&["notes:read"], &["notes:write"]))
+        .await
+        .unwrap();
+    common::within("a start", start(&[], &[])).await.unwrap();
 }

@@ -36,6 +36,8 @@ pub struct ResourceServer {
     pub(crate) uri: ResourceUri,
     pub(crate) metadata: ProtectedResourceMetadata,
     pub(crate) anonymous: bool,
+    /// Scopes primitives may require beyond the advertised baseline (never advertised).
+    pub(crate) step_up: Vec<String>,
 }
 
 impl std::fmt::Debug for ResourceServer {
@@ -76,6 +78,7 @@ impl ResourceServer {
             },
             uri,
             anonymous: false,
+            step_up: Vec::new(),
         })
     }
     /// Names one more authorization server.
@@ -93,6 +96,30 @@ impl ResourceServer {
             let s = s.into();
             if s != "offline_access" && !self.metadata.scopes_supported.contains(&s) {
                 self.metadata.scopes_supported.push(s);
+            }
+        }
+        self
+    }
+    /// Scopes a primitive may require beyond the baseline of
+    /// [`scopes_supported`](Self::scopes_supported): not advertised in the metadata, asked for
+    /// only by the `insufficient_scope` challenge of a request that needs one (step-up
+    /// authorization). Declared here, they are told apart from a misspelling: serving refuses
+    /// to start when a primitive requires a scope that is in neither list (while the baseline
+    /// lists any).
+    ///
+    /// ```
+    /// use mcp_runtime::auth::{ResourceServer, TokenError, verifier_fn};
+    /// let verifier = verifier_fn(|_token: String| async { Err(TokenError::invalid("demo")) });
+    /// let rs = ResourceServer::new("https://mcp.example.com/mcp", "https://auth.example.com", verifier)
+    ///     .unwrap()
+    ///     .scopes_supported(["docs:read"])
+    ///     .step_up_scopes(["docs:admin"]);
+    /// ```
+    pub fn step_up_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        for s in scopes {
+            let s = s.into();
+            if !self.step_up.contains(&s) {
+                self.step_up.push(s);
             }
         }
         self

@@ -1,6 +1,8 @@
 //! Before an endpoint serves: its options are consistent, and every scope a primitive requires
-//! is one the resource server lists in `scopes_supported` (when it lists any), so that a
-//! misspelt scope stops the start instead of refusing every call.
+//! is one the resource server knows (when it lists any): a baseline scope of
+//! `scopes_supported` or a declared step-up scope. A misspelt scope then stops the start
+//! instead of refusing every call; a scope kept out of the metadata on purpose (the spec's
+//! `scopes_supported` is a minimal baseline) is declared with `step_up_scopes`.
 
 use super::options::HttpOptions;
 use crate::dispatch::Dispatcher;
@@ -20,7 +22,7 @@ pub(crate) fn check(dispatcher: &Dispatcher, options: &HttpOptions) -> Result<()
         items
             .required_scopes()
             .into_iter()
-            .filter(|(_, scope)| !listed.iter().any(|l| l == scope))
+            .filter(|(_, scope)| !listed.iter().chain(&auth.step_up).any(|l| l == scope))
             .map(|(what, scope)| format!("{what} requires `{scope}`"))
             .collect()
     });
@@ -30,8 +32,10 @@ pub(crate) fn check(dispatcher: &Dispatcher, options: &HttpOptions) -> Result<()
     Err(Error::Build(BuildError::setting(
         "scopes_supported",
         format!(
-            "{}, which the resource server does not list (it lists {}): fix the spelling, or \
-             add the scope with ResourceServer::scopes_supported so that clients ask for it",
+            "{}, which the resource server knows neither as a baseline scope (scopes_supported: \
+             {}) nor as a step-up scope: fix the spelling, or add it with \
+             ResourceServer::scopes_supported (advertised) or ResourceServer::step_up_scopes \
+             (asked for only when needed)",
             unlisted.join("; "),
             listed.join(" "),
         ),
