@@ -68,7 +68,14 @@ impl RedisTaskStore {
             .find_map(|line| line.strip_prefix("uptime_in_seconds:"))
             .and_then(|s| s.trim().parse::<u64>().ok())
             .ok_or_else(|| McpError::internal("Redis did not say how long it has been up"))?;
-        let started = now_ms().saturating_sub(uptime_s.saturating_mul(1000));
+        // Redis counts its uptime from its start time in whole seconds, so `now - uptime` can
+        // be up to a second before the start: the last moment of that second is the bound that
+        // is never early (a lease is never judged by a time Redis was still away).
+        let now = now_ms();
+        let started = now
+            .saturating_sub(uptime_s.saturating_mul(1000))
+            .saturating_add(999)
+            .min(now);
         Ok(started.max(self.failed_at.load(Ordering::Relaxed)))
     }
 
