@@ -2,13 +2,13 @@
 //! (`--server-json`, which every server run by `Server::run` reads) when the command line runs
 //! it, or, for a URL, written from what `server/discover` says of it.
 
+use crate::pack::package::Package;
 use crate::target::{NAME_ONE, Named, Target, crate_binary};
 use mcp_runtime::protocol::Implementation;
 use mcp_runtime::{Server, ServerJson};
 use serde_json::Value;
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 /// What `--registry-name` would be, in the notes.
 const NAME_IT: &str = "name it with `--registry-name NAMESPACE/NAME` (io.github.OWNER/NAME, say)";
@@ -36,7 +36,11 @@ pub(crate) async fn server_json(
         }
         Named::CurrentCrate(bin) => {
             let binary = crate_binary(bin, NAME_ONE)?;
-            let package = package_of(&binary)?;
+            let stem = binary
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let (package, _) = Package::current(Some(("bin", &stem)))?;
             let name = match registry_name {
                 Some(name) => name.to_owned(),
                 None => derived_name(&package).ok_or_else(|| {
@@ -85,113 +89,33 @@ fn from_discover(url: &str, discover: &Value, name: &str) -> Result<Value, Strin
 /// What `program ARGS…` prints on stdout, as JSON, when it exits successfully within `limit`.
 async fn printed(program: &str, args: &[String], limit: Duration) -> Result<Value, String> {
     let shown = format!("`{program} {}`", args.join(" "));
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("not made: {shown} could not start: {e}"))?;
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_string(&mut text);
-            }
-            text
-        })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "not made: {shown} printed nothing within {}s (a server run by \
-                     `Server::run` prints its server.json and exits)",
-                    limit.as_secs()
-                ));
-            }
-            Err(e) => return Err(format!("not made: {shown}: {e}")),
+    let mut command = tokio::process::Command::new(program);
+    command.args(args).stdin(Stdio::null()).kill_on_drop(true);
+    let output = match tokio::time::timeout(limit, command.output()).await {
+        Ok(Ok(output)) => output,
+        Ok(Err(e)) => return Err(format!("not made: {shown} could not start: {e}")),
+        Err(_) => {
+            return Err(format!(
+                "not made: {shown} printed nothing within {}s (a server run by \
+                 `Server::run` prints its server.json and exits)",
+                limit.as_secs()
+            ));
         }
     };
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    if !status.success() {
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
         let why = stderr.lines().rev().find(|l| !l.trim().is_empty());
         return Err(format!(
-            "not made: {shown} exited with {status}{}",
+            "not made: {shown} exited with {}{}",
+            output.status,
             why.map(|l| format!(": {}", l.trim())).unwrap_or_default()
         ));
     }
-    serde_json::from_str(&stdout).map_err(|_| {
+    serde_json::from_slice(&output.stdout).map_err(|_| {
         format!(
             "not made: {shown} printed no JSON (a server run by `Server::run` prints its \
              server.json)"
         )
-    })
-}
-
-/// The package of the current workspace that builds `binary`.
-struct Package {
-    name: String,
-    version: String,
-    repository: Option<String>,
-}
-
-/// The package whose `bin` target built `binary` (`cargo metadata`).
-fn package_of(binary: &std::path::Path) -> Result<Package, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["metadata", "--no-deps", "--format-version", "1"])
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("could not run cargo metadata: {e}"))?;
-    let metadata: Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("cargo metadata did not answer JSON: {e}"))?;
-    let stem = binary
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let builds_it = |package: &&Value| {
-        package["targets"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|t| {
-                t["name"] == stem.as_str()
-                    && t["kind"]
-                        .as_array()
-                        .is_some_and(|k| k.iter().any(|k| k == "bin"))
-            })
-    };
-    let package = metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(builds_it)
-        .ok_or_else(|| format!("no package of the workspace has the binary `{stem}`"))?;
-    Ok(Package {
-        name: package["name"].as_str().unwrap_or_default().to_owned(),
-        version: package["version"].as_str().unwrap_or_default().to_owned(),
-        repository: package["repository"].as_str().map(str::to_owned),
     })
 }
 
@@ -216,6 +140,7 @@ mod tests {
             name: "weather-mcp".into(),
             version: "0.3.0".into(),
             repository: repository.map(str::to_owned),
+            ..Package::default()
         }
     }
 

@@ -72,26 +72,20 @@ mod tests {
             args: vec!["--stdio".into()],
             env: vec![("A".into(), "1".into())],
         };
-        let Edited::Changed(new) = edit(old, "notes", Some(&local)).unwrap() else {
-            panic!("expected a change");
-        };
+        let new = edit(old, "notes", Some(&local)).unwrap().changed();
         assert!(new.starts_with(old), "{new}");
         assert!(new.contains("[mcp_servers.notes]\ncommand = \"/opt/notes\"\nargs = [\"--stdio\"]\nenv = { A = \"1\" }\n"), "{new}");
         assert!(matches!(
             edit(&new, "notes", Some(&local)).unwrap(),
             Edited::Unchanged
         ));
-        let Edited::Changed(back) = edit(&new, "notes", None).unwrap() else {
-            panic!("expected a change");
-        };
+        let back = edit(&new, "notes", None).unwrap().changed();
         assert_eq!(back, old);
         let remote = Entry::Remote {
             url: "https://x.example/mcp".into(),
             bearer_env: Some("X_TOKEN".into()),
         };
-        let Edited::Changed(new) = edit("", "x", Some(&remote)).unwrap() else {
-            panic!("expected a change");
-        };
+        let new = edit("", "x", Some(&remote)).unwrap().changed();
         assert_eq!(
             new,
             "[mcp_servers.x]\nurl = \"https://x.example/mcp\"\nbearer_token_env_var = \"X_TOKEN\"\n"

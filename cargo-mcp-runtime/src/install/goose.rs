@@ -227,17 +227,10 @@ mod tests {
         }
     }
 
-    fn changed(edited: Edited) -> String {
-        match edited {
-            Edited::Changed(text) => text,
-            Edited::Unchanged => panic!("expected a change"),
-        }
-    }
-
     #[test]
     fn an_entry_joins_the_others_and_leaves_them_as_they_were() {
         let old = "GOOSE_PROVIDER: openai  # mine\nextensions:\n  developer:\n    bundled: true\n    enabled: true\n    type: builtin\n\n  # a note\nGOOSE_MODEL: gpt-4o\n";
-        let new = changed(edit(old, "notes", Some(&local())).unwrap());
+        let new = edit(old, "notes", Some(&local())).unwrap().changed();
         assert!(new.starts_with("GOOSE_PROVIDER: openai  # mine\nextensions:\n  developer:\n    bundled: true\n    enabled: true\n    type: builtin\n  notes:\n    type: stdio\n"), "{new}");
         assert!(
             new.ends_with("    timeout: 300\n\n  # a note\nGOOSE_MODEL: gpt-4o\n"),
@@ -256,23 +249,27 @@ mod tests {
             edit(&new, "notes", Some(&local())).unwrap(),
             Edited::Unchanged
         ));
-        assert_eq!(changed(edit(&new, "notes", None).unwrap()), old);
+        assert_eq!(edit(&new, "notes", None).unwrap().changed(), old);
     }
 
     #[test]
     fn a_file_without_extensions_gets_the_block() {
-        let new = changed(edit("GOOSE_MODEL: x\n", "notes", Some(&local())).unwrap());
+        let new = edit("GOOSE_MODEL: x\n", "notes", Some(&local()))
+            .unwrap()
+            .changed();
         assert!(
             new.starts_with("GOOSE_MODEL: x\nextensions:\n  notes:\n"),
             "{new}"
         );
-        let odd = changed(edit("", "yes", Some(&local())).unwrap());
+        let odd = edit("", "yes", Some(&local())).unwrap().changed();
         assert!(odd.contains("  \"yes\":\n"), "{odd}");
         let remote = Entry::Remote {
             url: "https://n.example/mcp".into(),
             bearer_env: None,
         };
-        let new = changed(edit("extensions: {}\n", "notes", Some(&remote)).unwrap());
+        let new = edit("extensions: {}\n", "notes", Some(&remote))
+            .unwrap()
+            .changed();
         let parsed = &YamlLoader::load_from_str(&new).unwrap()[0];
         assert_eq!(
             parsed["extensions"]["notes"]["type"].as_str(),
@@ -292,7 +289,9 @@ mod tests {
             url: "https://n.example/mcp".into(),
             bearer_env: Some(var.into()),
         };
-        let new = changed(edit(old, "notes", Some(&token("NOTES_TOKEN"))).unwrap());
+        let new = edit(old, "notes", Some(&token("NOTES_TOKEN")))
+            .unwrap()
+            .changed();
         assert!(new.starts_with(old), "{new}");
         assert!(
             new.ends_with("    uri: \"https://n.example/mcp\"\n    env_keys: [\"NOTES_TOKEN\"]\n    headers: {\"Authorization\": \"Bearer ${NOTES_TOKEN}\"}\n    enabled: true\n    timeout: 300\n"),
@@ -310,9 +309,11 @@ mod tests {
             Edited::Unchanged
         ));
         // Another variable replaces the reference; removing gives the file back.
-        let other = changed(edit(&new, "notes", Some(&token("OTHER_TOKEN"))).unwrap());
+        let other = edit(&new, "notes", Some(&token("OTHER_TOKEN")))
+            .unwrap()
+            .changed();
         assert!(other.contains("${OTHER_TOKEN}") && !other.contains("NOTES_TOKEN"));
-        assert_eq!(changed(edit(&other, "notes", None).unwrap()), old);
+        assert_eq!(edit(&other, "notes", None).unwrap().changed(), old);
         // A name Goose would read from another variable, or not substitute: refused.
         for var in ["notes_token", "NOTES-TOKEN", "1TOKEN"] {
             let refused = edit(old, "notes", Some(&token(var))).unwrap_err();

@@ -148,17 +148,12 @@ mod tests {
         }
     }
 
-    fn changed(edited: Edited) -> String {
-        match edited {
-            Edited::Changed(text) => text,
-            Edited::Unchanged => panic!("expected a change"),
-        }
-    }
-
     #[test]
     fn other_entries_and_comments_stay_byte_for_byte() {
         let old = "{\n    // my servers\n    \"mcpServers\": {\n        \"other\": { \"command\": \"x\" }\n    },\n    \"theme\": \"dark\"\n}\n";
-        let new = changed(edit(Host::Cursor, Scope::User, old, "notes", Some(&local())).unwrap());
+        let new = edit(Host::Cursor, Scope::User, old, "notes", Some(&local()))
+            .unwrap()
+            .changed();
         assert!(new.starts_with("{\n    // my servers\n    \"mcpServers\": {\n        \"other\": { \"command\": \"x\" },"), "{new}");
         assert!(new.ends_with("    \"theme\": \"dark\"\n}\n"), "{new}");
         let parsed: Value = serde_json::from_str(&new.replace("// my servers", "")).unwrap();
@@ -171,7 +166,9 @@ mod tests {
             edit(Host::Cursor, Scope::User, &new, "notes", Some(&local())).unwrap(),
             Edited::Unchanged
         ));
-        let removed = changed(edit(Host::Cursor, Scope::User, &new, "notes", None).unwrap());
+        let removed = edit(Host::Cursor, Scope::User, &new, "notes", None)
+            .unwrap()
+            .changed();
         assert_eq!(removed, old);
     }
 
@@ -182,7 +179,9 @@ mod tests {
             bearer_env: Some("NOTES_TOKEN".into()),
         };
         let shape = |host: Host| -> Value {
-            let text = changed(edit(host, Scope::Project, "", "notes", Some(&remote)).unwrap());
+            let text = edit(host, Scope::Project, "", "notes", Some(&remote))
+                .unwrap()
+                .changed();
             serde_json::from_str(&text).unwrap()
         };
         let code = shape(Host::ClaudeCode);

@@ -79,6 +79,17 @@ pub(crate) enum Edited {
     Unchanged,
 }
 
+#[cfg(test)]
+impl Edited {
+    /// The new text, in a test that expects a change.
+    pub(crate) fn changed(self) -> String {
+        match self {
+            Edited::Changed(text) => text,
+            Edited::Unchanged => panic!("expected a change"),
+        }
+    }
+}
+
 impl Install {
     pub(crate) fn run(self) -> Result<(), String> {
         let (entry, default_name) = match self.remove {

@@ -5,7 +5,7 @@
 
 mod archive;
 mod manifest;
-mod package;
+pub(crate) mod package;
 #[cfg(test)]
 mod tests;
 

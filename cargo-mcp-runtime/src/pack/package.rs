@@ -1,5 +1,6 @@
-//! The package a bundle is made of: the one of the working directory, or the one holding the
-//! binary or example named, as `cargo metadata` describes it.
+//! The package a bundle is made of (and whose name and version `inspect` gives the current
+//! crate's `server.json`): the one of the working directory, or the one holding the binary or
+//! example named, as `cargo metadata` describes it.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
