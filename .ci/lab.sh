@@ -3,12 +3,15 @@
 # puppeteer-core (pinned in .ci/lab/package-lock.json), plays the host on the /lab page of the
 # acme-knowledge, study-server, everything and apps examples (the page as an MCP Apps host), and
 # calls the endpoint from pages of other origins (CORS). .ci/lab/lab-test.mjs says what it checks.
+# Then .ci/lab/bridge-test.mjs renders the apps example's views in a host built from the official
+# SDK (ext-apps' AppBridge and the @modelcontextprotocol/client Client, bundled with esbuild).
 #
 # Runs from a clean checkout (CI=true is fine): installs Debian's `chromium` when it is missing
-# (apt-get, as root or through sudo), `npm ci` in .ci/lab (puppeteer-core) and in examples/apps
-# (the ext-apps bundle the board's view inlines), `cargo build` of the four examples.
-# Every step is bounded in time. Screenshots and results: LAB_OUTPUT_DIR (default
-# target/lab-results). `bash .ci/lab.sh --update-docs` also refreshes the screenshots in docs/lab/.
+# (apt-get, as root or through sudo), `npm ci` in .ci/lab (puppeteer-core, esbuild, ext-apps and
+# the client) and in examples/apps (the ext-apps SDK the apps example embeds when compiled),
+# `cargo build` of the four examples. Every step is bounded in time. Screenshots and results:
+# LAB_OUTPUT_DIR (default target/lab-results). `bash .ci/lab.sh --update-docs` also refreshes the
+# screenshots in docs/lab/ and docs/apps/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,3 +64,11 @@ echo "== the lab page in headless Chromium"
 CHROMIUM="$CHROMIUM" timeout --kill-after=10 600 node "$DIR/lab-test.mjs" \
   --acme "$(executable acme-knowledge)" --study "$(executable study-server)" \
   --everything "$(executable everything)" --apps "$(executable apps)" --seed "$SEED" --out "$OUT_DIR" "$@"
+
+echo "== the apps example's views in a host built from the official AppBridge (.ci/lab/bridge-test.mjs)"
+BRIDGE_DOCS=""
+for arg in "$@"; do
+  if [ "$arg" = "--update-docs" ]; then BRIDGE_DOCS="--update-docs"; fi
+done
+CHROMIUM="$CHROMIUM" timeout --kill-after=10 300 node "$DIR/bridge-test.mjs" \
+  --apps "$(executable apps)" --out "$OUT_DIR/bridge" ${BRIDGE_DOCS:+"$BRIDGE_DOCS"}

@@ -191,7 +191,6 @@ async fn the_example_s_views_and_tools_are_on_the_wire() {
             .as_str()
             .unwrap()
             .to_owned();
-        assert!(!html.contains("/*EXT_APPS_BUNDLE*/"));
         assert!(html.contains("globalThis.ExtApps={"));
         assert!(html.contains("new App({ name: \"Board\""));
         assert_eq!(
@@ -376,4 +375,242 @@ fn a_view_that_is_not_there_is_a_startup_error_naming_both() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("which no policy can hold"), "{e}");
+}
+
+/// The text of the view at `uri`, as `resources/read` answers it.
+async fn view_html(client: &TestClient, uri: &str) -> String {
+    let read = client.read_resource(uri).await.unwrap();
+    let contents = serde_json::to_value(&read.contents[0]).unwrap();
+    contents["text"].as_str().unwrap().to_owned()
+}
+
+/// The plan a generated view's page draws (the JSON after `const PLAN = `).
+fn plan_of(html: &str) -> Value {
+    let start = html.find("const PLAN = ").expect("the page holds its plan") + 13;
+    let end = start + html[start..].find(";\n").unwrap();
+    serde_json::from_str(&html[start..end]).unwrap()
+}
+
+#[tokio::test]
+async fn generated_views_are_drawn_from_each_tool_s_result_type() {
+    let client = TestClient::new(apps::build().unwrap()).capabilities(apps_capabilities());
+    let table = client.app_of("list_cards").await.unwrap();
+    assert_eq!(table.uri, "ui://views/list_cards.html");
+    assert_eq!(
+        table.ui,
+        json!({"csp": {}}),
+        "a generated view loads nothing"
+    );
+    let plan = plan_of(&view_html(&client, &table.uri).await);
+    assert_eq!(plan["layout"], "table");
+    assert_eq!(plan["rows"], json!(["cards"]));
+    assert_eq!(
+        plan["title"], "List cards",
+        "no title: the tool's name made words"
+    );
+    let columns: Vec<&str> = plan["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(columns, ["Id", "Title", "Column"], "declared order");
+
+    let chart = plan_of(&view_html(&client, "ui://views/card_counts.html").await);
+    assert_eq!(
+        (&chart["layout"], &chart["label"], &chart["value"]),
+        (&json!("chart"), &json!("column"), &json!("cards"))
+    );
+    assert_eq!(
+        chart["measure"], "Cards",
+        "a member's schemars title labels it"
+    );
+    let form = plan_of(&view_html(&client, "ui://views/get_card.html").await);
+    assert_eq!(form["layout"], "form");
+    assert_eq!(form["fields"].as_array().unwrap().len(), 3);
+
+    // The result each view draws is the tool's structured content, as any client gets it.
+    let card = client
+        .call_tool("get_card", json!({"id": 2}))
+        .await
+        .unwrap();
+    assert_eq!(
+        card.structured_content.unwrap()["title"],
+        "Review the board view"
+    );
+    let counts = client.call_tool("card_counts", json!({})).await.unwrap();
+    assert_eq!(
+        counts.structured_content.unwrap()["columns"][0]["column"],
+        "todo"
+    );
+    if let Some(schema) = ext_apps_schema() {
+        for name in ["list_cards", "card_counts", "get_card"] {
+            let tool = client.list_tools().await.unwrap();
+            let tool = tool.iter().find(|t| t.name == name).unwrap();
+            assert_matches(&schema, "McpUiToolMeta", &tool.meta.as_ref().unwrap()["ui"]);
+        }
+    }
+}
+
+/// A tool whose structured result has the schema `schema`, showing it as `view`.
+fn viewed(name: &str, schema: Value, view: mcp_runtime::ResultView) -> Tool {
+    Tool::new(name)
+        .handler(|_: NoArguments, _| async { Ok::<_, mcp_runtime::McpError>("".to_owned()) })
+        .output_schema(schema.as_object().unwrap().clone())
+        .result_view(view)
+}
+
+#[test]
+fn a_result_view_its_schema_cannot_show_is_a_startup_error_naming_the_tool() {
+    use mcp_runtime::ResultView;
+    let text = json!({"type": "object", "properties": {"note": {"type": "string"}}});
+    let err = Server::builder()
+        .tool(viewed("notes", text.clone(), ResultView::Table))
+        .build()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("`notes`") && err.contains("array of objects"),
+        "{err}"
+    );
+    let err = Server::builder()
+        .tool(viewed("notes", text.clone(), ResultView::Chart))
+        .build()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("a chart needs"), "{err}");
+    let bare = Tool::new("bare")
+        .handler(|_: NoArguments, _| async { Ok::<_, mcp_runtime::McpError>("".to_owned()) })
+        .result_view(ResultView::Auto);
+    let err = Server::builder()
+        .tool(bare)
+        .build()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("output schema"), "{err}");
+    let both = viewed("both", text.clone(), ResultView::Form).ui("ui://mine/view.html");
+    let mine = UiResource::new("ui://mine/view.html", "mine").html("<p>mine");
+    let err = Server::builder()
+        .tool(both)
+        .resource(mine)
+        .build()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("keep one"), "{err}");
+    // A form of it is fine, and nothing of the schema can end the page's script.
+    let hostile = json!({"type": "object", "properties": {
+        "note": {"type": "string", "title": "</script><script>alert(1)</script>"}}});
+    assert!(
+        Server::builder()
+            .tool(viewed("notes", hostile, ResultView::Form))
+            .build()
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn a_generated_view_is_read_with_its_tool_s_scopes_and_no_others() {
+    use mcp_runtime::{Caller, ResultView};
+    let rows = json!({"type": "object", "properties": {"rows": {"type": "array",
+        "items": {"type": "object", "properties": {"n": {"type": "integer"}}}}}});
+    let secret = viewed("payroll", rows, ResultView::Auto).scopes(["hr:read"]);
+    let server = Server::builder().tool(secret).build().unwrap();
+    let uri = "ui://views/payroll.html";
+    let outsider = TestClient::new(server.clone()).caller(Caller::new("eve"));
+    let err = outsider.read_resource(uri).await.unwrap_err();
+    assert!(err.code().is_some(), "refused: {err}");
+    assert!(
+        outsider.list_resources().await.unwrap().is_empty(),
+        "and not listed"
+    );
+    let hr = TestClient::new(server).caller(Caller::new("ana").with_scopes(["hr:read"]));
+    let html = view_html(&hr, uri).await;
+    let plan = plan_of(&html);
+    assert_eq!(plan["layout"], "table");
+    assert_eq!(hr.list_resources().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn the_sdk_from_a_url_is_imported_and_its_origin_joins_the_view_s_csp() {
+    let url = "https://cdn.example.com/npm/@modelcontextprotocol/ext-apps@2.0.4/dist/src/app-with-deps.js";
+    let server = apps::builder(apps::app_sdk(Some(url))).build().unwrap();
+    let client = TestClient::new(server).capabilities(apps_capabilities());
+    for (tool, uri) in [
+        ("show_board", apps::BOARD_VIEW),
+        ("search_notes", apps::notes::SEARCH_VIEW),
+    ] {
+        let view = client.app_of(tool).await.unwrap();
+        assert_eq!(view.uri, uri);
+        assert_eq!(
+            view.ui["csp"]["resourceDomains"],
+            json!(["https://cdn.example.com"]),
+            "{tool}"
+        );
+        if let Some(schema) = ext_apps_schema() {
+            assert_matches(&schema, "McpUiResourceMeta", &view.ui);
+        }
+        let html = view_html(&client, uri).await;
+        assert!(html.contains(&format!("import*as m from\"{url}\";globalThis.ExtApps=m;")));
+        assert!(
+            html.len() < 10_000,
+            "no bundle inside: {} bytes",
+            html.len()
+        );
+    }
+    // Hosts load a view's scripts over https; plain http only from a loopback host.
+    let err = apps::builder(apps::app_sdk(Some("http://cdn.example.com/app.js")))
+        .build()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("plain http"), "{err}");
+    assert!(
+        apps::builder(apps::app_sdk(Some("http://127.0.0.1:9/app.js")))
+            .build()
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn the_embedded_sdk_states_its_size_and_the_notes_view_uses_it() {
+    let sdk = apps::app_sdk(None);
+    if ext_apps_schema().is_none() {
+        return; // Built without the package (MCP_SKIP_APPS_SDK): nothing embedded to look at.
+    }
+    assert_eq!(sdk.version(), Some("2.0.4"));
+    assert!(
+        (400_000..800_000).contains(&sdk.bytes()),
+        "{} bytes",
+        sdk.bytes()
+    );
+    let client = TestClient::new(apps::build().unwrap()).capabilities(apps_capabilities());
+    let html = view_html(&client, apps::notes::SEARCH_VIEW).await;
+    assert!(html.len() > sdk.bytes(), "the view carries the bundle");
+    let sdk_at = html.find("globalThis.ExtApps={").unwrap();
+    let page_at = html.find("const { App } = ExtApps;").unwrap();
+    assert!(sdk_at < page_at, "the SDK runs before the page's module");
+    assert_eq!(
+        html.matches("</script>").count(),
+        2,
+        "nothing ends a script early"
+    );
+    let found = client
+        .call_tool("search_notes", json!({"query": "release"}))
+        .await
+        .unwrap();
+    let hits = &found.structured_content.unwrap()["hits"];
+    assert_eq!(hits.as_array().unwrap().len(), 2, "{hits}");
+    let note = client
+        .call_tool("read_note", json!({"id": 1}))
+        .await
+        .unwrap();
+    assert!(
+        serde_json::to_string(&note.content)
+            .unwrap()
+            .contains("Release checklist")
+    );
 }

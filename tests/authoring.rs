@@ -628,3 +628,27 @@ async fn a_scope_the_resource_server_does_not_know_stops_the_start() {
         .unwrap();
     common::within("a start", start(&[], &[])).await.unwrap();
 }
+
+/// A newtype struct deriving `Deserialize`: serde wants its newtype form, never a string.
+#[derive(Debug, serde::Deserialize)]
+struct Slug(#[allow(dead_code)] String);
+
+#[test]
+fn the_string_probe_tells_a_type_that_refuses_every_string() {
+    // The check generated code runs at registration (the startup errors themselves are the
+    // doctests of `#[prompt]` and `#[resource]`, whose binaries' inventories hold nothing else),
+    // on a type that refuses strings and on ones that take them.
+    use mcp_runtime::__private::string_probe;
+    assert!(
+        string_probe::<Slug>()
+            .unwrap()
+            .contains("tuple struct Slug")
+    );
+    assert_eq!(string_probe::<Tone>(), None);
+    assert_eq!(string_probe::<String>(), None);
+    assert_eq!(
+        string_probe::<serde_json::Value>(),
+        None,
+        "a Value takes any string"
+    );
+}

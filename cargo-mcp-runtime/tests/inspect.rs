@@ -40,7 +40,8 @@ async fn the_apps_example_shows_its_views_and_the_tools_that_open_them() {
     let url = serve(apps::build().unwrap()).await;
     let json = inspected(&["--url", &url, "--registry-name", "io.github.example/apps"]).await;
     let views = json["appsViews"].as_array().unwrap();
-    assert_eq!(views.len(), 2, "{views:?}");
+    // The board, the chart, the notes' search and three views generated from result types.
+    assert_eq!(views.len(), 6, "{views:?}");
     let board = named(&json["appsViews"], "uri", apps::BOARD_VIEW);
     let openers: Vec<&str> = board["tools"]
         .as_array()
@@ -54,10 +55,16 @@ async fn the_apps_example_shows_its_views_and_the_tools_that_open_them() {
         serde_json::json!(["app"])
     );
     assert_eq!(board["listed"], true);
-    // Without the ext-apps bundle the board's view cannot be rendered: why is said.
+    // The SDK embedded in it states its size (built without it, why it cannot be read).
     assert!(
-        board["size"].is_u64() || board["readError"].is_string(),
+        board["size"].as_u64().is_some_and(|n| n > 400_000) || board["readError"].is_string(),
         "{board}"
+    );
+    let generated = named(&json["appsViews"], "uri", "ui://views/list_cards.html");
+    assert_eq!(generated["tools"][0]["name"], "list_cards");
+    assert!(
+        generated["size"].as_u64().is_some_and(|n| n < 20_000),
+        "{generated}"
     );
     let chart = named(&json["appsViews"], "uri", apps::CHART_VIEW);
     assert_eq!(chart["tools"][0]["name"], "chart");
@@ -74,7 +81,7 @@ async fn the_apps_example_shows_its_views_and_the_tools_that_open_them() {
 
     let shown = run(&["inspect", "--url", &url]).await;
     let out = text(&shown.stdout);
-    assert!(out.contains("\nApps views (2):\n"), "{out}");
+    assert!(out.contains("\nApps views (6):\n"), "{out}");
     let line = format!(
         "  ui://chart/chart.html — Chart · opened by chart · {} bytes\n",
         html.len()
@@ -177,7 +184,7 @@ async fn a_command_prints_its_own_server_json() {
     assert_eq!(entry["name"], "io.github.example/apps");
     assert_eq!(entry["version"], "1.0.0");
     // The same server over stdio: its views too.
-    assert_eq!(json["appsViews"].as_array().unwrap().len(), 2);
+    assert_eq!(json["appsViews"].as_array().unwrap().len(), 6);
     // No name: none is made, and the flag to pass is named.
     let unnamed = inspected(&["--", &binary, "--stdio"]).await;
     assert_eq!(unnamed["serverJson"], Value::Null);

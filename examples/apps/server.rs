@@ -1,10 +1,13 @@
 //! The apps server: a board and a chart, each a tool linked to its view.
 
+#[path = "notes.rs"]
+pub mod notes;
+
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Csp, ServerBuilder, UiResource};
+use notes::Notes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::{OnceLock, RwLock};
+use std::sync::RwLock;
 
 /// The board's view.
 pub const BOARD_VIEW: &str = "ui://board/board.html";
@@ -144,6 +147,63 @@ impl Board {
             None => Err(McpError::invalid_params(format!("there is no card #{id}"))),
         }
     }
+
+    // Views with no HTML: each generated from its tool's result type when the server is built.
+    /// Lists the board's cards as a table (a view generated from the result's schema).
+    #[tool(view = "table", annotations(read_only = true))]
+    fn list_cards(&self) -> Structured<BoardView> {
+        self.view()
+    }
+
+    /// Counts the cards in each column, drawn as a bar chart (a generated view).
+    #[tool(view = "chart", annotations(read_only = true))]
+    fn card_counts(&self) -> Structured<Counts> {
+        let cards = self.cards.read().map(|c| c.clone()).unwrap_or_default();
+        let columns: Vec<ColumnCount> = Column::ALL
+            .into_iter()
+            .map(|column| ColumnCount {
+                column,
+                cards: cards.iter().filter(|c| c.column == column).count() as u32,
+            })
+            .collect();
+        let text: Vec<String> = columns
+            .iter()
+            .map(|c| format!("{:?}: {}", c.column, c.cards))
+            .collect();
+        Structured::new(Counts { columns }).text(text.join("\n"))
+    }
+
+    /// Shows one card's fields (a generated form view).
+    #[tool(view = "form", annotations(read_only = true))]
+    fn get_card(
+        &self,
+        /// The card's number.
+        id: u32,
+    ) -> Result<Structured<Card>, McpError> {
+        let cards = self.cards.read().map(|c| c.clone()).unwrap_or_default();
+        let card = cards.into_iter().find(|c| c.id == id);
+        let card =
+            card.ok_or_else(|| McpError::invalid_params(format!("there is no card #{id}")))?;
+        let text = format!("#{} {} ({:?})", card.id, card.title, card.column);
+        Ok(Structured::new(card).text(text))
+    }
+}
+
+/// How many cards a column holds.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ColumnCount {
+    /// The column.
+    pub column: Column,
+    /// How many cards it holds.
+    #[schemars(title = "Cards")]
+    pub cards: u32,
+}
+
+/// The board's columns, counted.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Counts {
+    /// One bar per column.
+    pub columns: Vec<ColumnCount>,
 }
 
 /// A chart's data.
@@ -194,16 +254,14 @@ pub fn guide() -> String {
 }
 
 /// The board's view: its page (`board.html`, written with the ext-apps `App` class) with the
-/// SDK's self-contained bundle inlined, read from the npm package when first asked for.
-fn board_view() -> UiResource {
+/// official SDK embedded when the server is compiled (`app_sdk!`), or imported from `sdk_url`.
+fn board_view(sdk: AppSdk) -> UiResource {
     UiResource::new(BOARD_VIEW, "board")
         .title("Board")
         .description("The team's board: move cards between columns, add cards")
         .prefers_border(true)
-        .render(|_read| async {
-            let bundle = app_bundle()?;
-            Ok(include_str!("board.html").replace("/*EXT_APPS_BUNDLE*/", bundle))
-        })
+        .html(include_str!("board.html"))
+        .app_sdk(sdk)
 }
 
 /// The chart's view, embedded at compile time (it speaks the raw protocol: no SDK).
@@ -215,89 +273,33 @@ fn chart_view() -> UiResource {
         .csp(Csp::new())
 }
 
-/// Where the ext-apps package's self-contained `App` bundle is (`npm ci --prefix
-/// examples/apps`), unless `MCP_EXT_APPS_BUNDLE` names another.
-fn bundle_path() -> std::path::PathBuf {
-    match std::env::var_os("MCP_EXT_APPS_BUNDLE") {
-        Some(path) => path.into(),
-        None => concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/examples/apps/node_modules/@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js"
-        )
-        .into(),
+/// The official MCP Apps SDK the board's and the notes' views use: embedded in the binary
+/// (`npm ci --prefix examples/apps` before building), or, given a URL, imported from there (its
+/// origin joins the views' CSP).
+pub fn app_sdk(url: Option<&str>) -> AppSdk {
+    match url {
+        Some(url) => AppSdk::url(url),
+        None => mcp_runtime::app_sdk!("node_modules"),
     }
 }
 
-/// The ext-apps bundle as a script of the page: its closing `export{a as B,…}` becomes
-/// `globalThis.ExtApps={B:a,…}`, so that the page's own module reads `ExtApps.App`.
-fn app_bundle() -> Result<&'static str, McpError> {
-    static BUNDLE: OnceLock<String> = OnceLock::new();
-    if let Some(bundle) = BUNDLE.get() {
-        return Ok(bundle);
-    }
-    let path = bundle_path();
-    let source = std::fs::read_to_string(&path).map_err(|e| {
-        McpError::internal(format!(
-            "the board's view needs the ext-apps bundle at {} ({e}): run `npm ci --prefix \
-             examples/apps`",
-            path.display()
-        ))
-    })?;
-    let script = as_global(&source).ok_or_else(|| {
-        McpError::internal(format!(
-            "{} does not end in one `export{{…}}`: not the ext-apps bundle this example knows",
-            path.display()
-        ))
-    })?;
-    Ok(BUNDLE.get_or_init(|| script))
-}
-
-/// `source` with its last statement, `export{a as B,c}`, turned into `globalThis.ExtApps={…}`.
-fn as_global(source: &str) -> Option<String> {
-    let at = source.rfind("export{")?;
-    let close = at + source[at..].find('}')?;
-    if source[close + 1..].trim().trim_end_matches(';').trim() != "" || source.contains("</script")
-    {
-        return None;
-    }
-    let names: Vec<String> = source[at + "export{".len()..close]
-        .split(',')
-        .map(|item| match item.split_once(" as ") {
-            Some((local, exported)) => format!("{}:{}", exported.trim(), local.trim()),
-            None => item.trim().to_owned(),
-        })
-        .collect();
-    Some(format!(
-        "{}globalThis.ExtApps={{{}}};",
-        &source[..at],
-        names.join(",")
-    ))
-}
-
-/// The apps server.
+/// The apps server, its views' SDK embedded.
+#[allow(dead_code)] // `tests/apps.rs` builds it; `main` takes `--app-sdk-url`.
 pub fn build() -> Result<Server, BuildError> {
-    builder().build()
+    builder(app_sdk(None)).build()
 }
 
-/// The apps server's builder.
-pub fn builder() -> ServerBuilder {
+/// The apps server's builder, its views using `sdk`.
+pub fn builder(sdk: AppSdk) -> ServerBuilder {
     Server::builder()
         .name("apps")
         .version("1.0.0")
-        .instructions("A team board and a chart, each with an interactive view for hosts that render MCP Apps.")
+        .instructions("A team board, a chart and the team's notes, each with a view for hosts that render MCP Apps.")
         .handlers(Board::default())
         .tool(chart {})
-        .resource(board_view())
+        .resource(board_view(sdk.clone()))
         .resource(chart_view())
         .resource(guide {})
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_bundle_s_exports_become_a_global() {
-        let out = super::as_global("const a=1;function b(){}export{a as App,b};").unwrap();
-        assert_eq!(out, "const a=1;function b(){}globalThis.ExtApps={App:a,b};");
-        assert!(super::as_global("export{a};more()").is_none());
-    }
+        .handlers(Notes)
+        .resource(notes::search_view(sdk))
 }

@@ -15,6 +15,7 @@
 // generate; `fallback` is what is emitted instead when anything was wrong. `handlers` (the
 // `#[handlers]` impl block) runs the driver once per marked method.
 
+mod app_sdk;
 mod attr;
 mod check;
 mod ctxt;
@@ -60,6 +61,12 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(ElicitForm, attributes(form))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     expand::form::expand(input.into()).into()
+}
+
+#[doc = include_str!("../doc/app_sdk.md")]
+#[proc_macro]
+pub fn app_sdk(input: TokenStream) -> TokenStream {
+    app_sdk::expand(input.into(), proc_macro::Span::call_site().local_file()).into()
 }
 
 #[doc = include_str!("../doc/skills.md")]

@@ -5,12 +5,13 @@ pub use crate::context::{FromContext, RequestContext, State, StateNeed};
 pub use crate::error::{McpError, SourceLocation};
 pub use crate::mrtr::{AskOnce, ElicitForm, FormField, InputSet, InputSlot};
 pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
+pub use crate::registry::result_view::ResultSchema;
 pub use crate::registry::{
     AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
     IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive,
     PrimitiveKind, Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome,
-    ResourceRead, ResourceTemplate, Skills, TaskSupport, Tool, ToolCall, ToolOutcome, Visibility,
-    parse_arguments,
+    ResourceRead, ResourceTemplate, ResultView, Skills, TaskSupport, Tool, ToolCall, ToolOutcome,
+    Visibility, parse_arguments,
 };
 pub use crate::skills::{EmbeddedFile, EmbeddedSkill};
 pub use inventory;
@@ -37,6 +38,59 @@ pub fn string_argument<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, Str
     use serde::de::IntoDeserializer;
     let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = s.into_deserializer();
     T::deserialize(de).map_err(|e| e.to_string())
+}
+
+/// What serde expects instead of a string, when `T` refuses every string as such (a struct, a
+/// newtype or tuple struct deriving `Deserialize`): the type is asked for through the same
+/// string deserializer as [`string_argument`], with an error that tells a refused *type* (no
+/// string could do) from a refused *value* (another string could). Generated code asks it at
+/// registration for each prompt argument and template variable that takes serde's way, so
+/// that such a type is a startup error naming the argument, not a `-32602` on every call.
+///
+/// ```
+/// use mcp_runtime::__private::string_probe;
+/// #[derive(serde::Deserialize)]
+/// struct Tags { first: String }
+/// #[derive(serde::Deserialize)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Tone { Formal, Casual }
+/// assert!(string_probe::<Tags>().unwrap().contains("struct Tags"));
+/// assert_eq!(string_probe::<Tone>(), None);
+/// assert_eq!(string_probe::<String>(), None);
+/// ```
+pub fn string_probe<T: serde::de::DeserializeOwned>() -> Option<String> {
+    use serde::de::value::StrDeserializer;
+    let de = StrDeserializer::<ProbeError>::new("");
+    T::deserialize(de).err()?.refused_type
+}
+
+/// The error of [`string_probe`]: set when a string was refused as a type.
+#[derive(Debug, Default)]
+#[doc(hidden)]
+pub struct ProbeError {
+    refused_type: Option<String>,
+}
+
+impl std::fmt::Display for ProbeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("probe")
+    }
+}
+
+impl std::error::Error for ProbeError {}
+
+impl serde::de::Error for ProbeError {
+    fn custom<M: std::fmt::Display>(_: M) -> Self {
+        ProbeError::default()
+    }
+    fn invalid_type(
+        unexpected: serde::de::Unexpected<'_>,
+        expected: &dyn serde::de::Expected,
+    ) -> Self {
+        let refused_type =
+            matches!(unexpected, serde::de::Unexpected::Str(_)).then(|| expected.to_string());
+        ProbeError { refused_type }
+    }
 }
 
 /// Types serde can make, but never from a string: sequences, sets, maps, tuples, arrays, `()`

@@ -63,11 +63,12 @@ pub use context::{
     Caller, CancellationToken, FromContext, Logger, Progress, RequestContext, State, StateNeed,
 };
 pub use error::{BuildError, Error, McpError, SourceLocation};
-pub use mcp_runtime_macros::{ElicitForm, handlers, prompt, resource, skills, tool};
+pub use mcp_runtime_macros::{ElicitForm, app_sdk, handlers, prompt, resource, skills, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    AppPermissions, Completer, Csp, Json, NoArguments, PrimitiveKind, Prompt, Resource,
-    ResourceTemplate, Skills, Structured, TaskSupport, Text, Tool, UiResource, Visibility,
+    AppPermissions, AppSdk, Completer, Csp, Json, NoArguments, PrimitiveKind, Prompt, Resource,
+    ResourceTemplate, ResultView, Skills, Structured, TaskSupport, Text, Tool, UiResource,
+    Visibility,
 };
 pub use registry_entry::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
 pub use run::RunMode;
@@ -102,4 +103,6 @@ mod macro_reference {
     struct ElicitForm;
     #[doc = include_str!("../../mcp-macros/doc/skills.md")]
     struct Skills;
+    #[doc = include_str!("../../mcp-macros/doc/app_sdk.md")]
+    struct AppSdk;
 }

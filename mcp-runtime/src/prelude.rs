@@ -24,8 +24,8 @@
 //! ```
 
 pub use crate::{
-    BuildError, Caller, CancellationToken, Csp, ElicitForm, Elicitation, Error, HttpOptions, Json,
-    Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots,
-    RunMode, Sampled, Server, ServerBuilder, Skills, State, Structured, Tool, UiResource, handlers,
-    prompt, resource, skills, tool,
+    AppSdk, BuildError, Caller, CancellationToken, Csp, ElicitForm, Elicitation, Error,
+    HttpOptions, Json, Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource,
+    ResourceTemplate, Roots, RunMode, Sampled, Server, ServerBuilder, Skills, State, Structured,
+    Tool, UiResource, app_sdk, handlers, prompt, resource, skills, tool,
 };

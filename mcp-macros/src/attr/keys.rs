@@ -16,6 +16,7 @@ pub(crate) const ANNOTATIONS: &str = "annotations";
 pub(crate) const META: &str = "meta";
 pub(crate) const TASK: &str = "task";
 pub(crate) const UI: &str = "ui";
+pub(crate) const VIEW: &str = "view";
 pub(crate) const VISIBILITY: &str = "visibility";
 
 // `annotations(...)`.

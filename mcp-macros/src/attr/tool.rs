@@ -2,7 +2,7 @@
 
 use crate::attr::keys::{
     ANNOTATIONS, AUTHORIZE, CRATE, DESCRIPTION, DESTRUCTIVE, ICON, IDEMPOTENT, META, NAME,
-    OPEN_WORLD, READ_ONLY, SCOPES, TASK, TITLE, UI, VISIBILITY,
+    OPEN_WORLD, READ_ONLY, SCOPES, TASK, TITLE, UI, VIEW, VISIBILITY,
 };
 use crate::attr::shared::{self, Common, CommonSlots};
 use crate::attr::{self, Slot};
@@ -22,6 +22,7 @@ const KEYS: &[&str] = &[
     AUTHORIZE,
     TASK,
     UI,
+    VIEW,
     VISIBILITY,
     CRATE,
 ];
@@ -36,8 +37,20 @@ pub(crate) struct ToolAttrs {
     pub(crate) task: Option<(TaskMode, LitStr)>,
     /// `ui = "ui://..."`: the app the tool is linked to (MCP Apps).
     pub(crate) ui: Option<LitStr>,
+    /// `view = "auto" | "table" | "form" | "chart"`: a view of its result generated from its
+    /// output schema, and where it was written.
+    pub(crate) view: Option<(ViewLayout, LitStr)>,
     /// `visibility = ["model", "app"]`: who may call it.
     pub(crate) visibility: Option<Vec<(Visible, LitStr)>>,
+}
+
+/// The layout of a generated result view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ViewLayout {
+    Auto,
+    Table,
+    Form,
+    Chart,
 }
 
 /// Who may call a tool linked to an app.
@@ -73,6 +86,7 @@ impl ToolAttrs {
         let mut meta = Slot::new(META);
         let mut task = Slot::new(TASK);
         let mut ui = Slot::new(UI);
+        let mut view = Slot::new(VIEW);
         let mut visibility = Slot::new(VISIBILITY);
         let literal_error =
             "`#[tool]` takes `key = value` arguments: write `name = \"...\"` to name the tool";
@@ -85,6 +99,7 @@ impl ToolAttrs {
                 META => meta.set(cx, &m, shared::meta_expr(cx, &m)),
                 TASK => task.set(cx, &m, task_mode(cx, &m)),
                 UI => ui.set(cx, &m, ui_uri(cx, &m)),
+                VIEW => view.set(cx, &m, view_layout(cx, &m)),
                 VISIBILITY => visibility.set(cx, &m, visible_to(cx, &m)),
                 _ => attr::unknown_key(cx, m.path(), KEYS, "`#[tool]`"),
             }
@@ -95,6 +110,7 @@ impl ToolAttrs {
             meta: meta.get(),
             task: task.get(),
             ui: ui.get(),
+            view: view.get(),
             visibility: visibility.get(),
         }
     }
@@ -111,6 +127,27 @@ fn ui_uri(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
         return None;
     }
     Some(lit)
+}
+
+/// `view = "auto" | "table" | "form" | "chart"`.
+fn view_layout(cx: &Ctxt, meta: &Meta) -> Option<(ViewLayout, LitStr)> {
+    let lit = attr::string(cx, meta)?;
+    let layout = match lit.value().as_str() {
+        "auto" => ViewLayout::Auto,
+        "table" => ViewLayout::Table,
+        "form" => ViewLayout::Form,
+        "chart" => ViewLayout::Chart,
+        other => {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "`view` is \"table\", \"form\", \"chart\" or \"auto\" (a view of the result generated from its schema), not {other:?}; a view of your own is `ui = \"ui://…\"`"
+                ),
+            );
+            return None;
+        }
+    };
+    Some((layout, lit))
 }
 
 /// `visibility = ["model", "app"]`.

@@ -1,5 +1,5 @@
-//! What `#[tool]` requires: a valid tool name, an `async fn` for a task tool, and an app for a
-//! `visibility`.
+//! What `#[tool]` requires: a valid tool name, an `async fn` for a task tool, an app for a
+//! `visibility`, and one view at most.
 
 use crate::check::names;
 use crate::ctxt::Ctxt;
@@ -14,12 +14,18 @@ pub(super) fn check(cx: &Ctxt, func: &Function, tool: &Tool) {
             "a task tool runs on after its call is answered, so it is an `async fn`: add `async`",
         );
     }
-    if let (Some(who), None) = (&tool.attrs.visibility, &tool.attrs.ui)
+    if let (Some(who), None, None) = (&tool.attrs.visibility, &tool.attrs.ui, &tool.attrs.view)
         && let Some((_, first)) = who.first()
     {
         cx.error_spanned_by(
             first,
             "`visibility` says who may call a tool linked to an app: link it with `ui = \"ui://…\"`",
+        );
+    }
+    if let (Some(_), Some((_, view))) = (&tool.attrs.ui, &tool.attrs.view) {
+        cx.error_spanned_by(
+            view,
+            "a tool has one view: `view` generates one from its result, `ui` names one of your own; keep one",
         );
     }
     if let Err(e) = names::tool_name(&tool.name) {

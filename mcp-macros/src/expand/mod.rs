@@ -10,7 +10,7 @@ mod strings;
 pub(crate) mod tool;
 
 pub(crate) use inputs::{context_and_inputs, declarations};
-pub(crate) use strings::{argument_trait, from_str_trait, parse_string};
+pub(crate) use strings::{argument_trait, from_str_trait, parse_string, refuses_strings};
 
 use crate::attr::shared::{AccessSpec, CompletionSource, IconSpec};
 use crate::kind::Kind;

@@ -35,6 +35,16 @@ pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> Token
         let required = !optional;
         declare
             .extend(quote!(__mcp_prompt = __mcp_prompt.argument(#arg, #description, #required);));
+        let refuses = expand::refuses_strings(ty);
+        let written = quote!(#ty).to_string().replace(' ', "");
+        declare.extend(quote! {
+            if let ::core::option::Option::Some(__mcp_e) = #refuses {
+                __mcp_prompt = __mcp_prompt.__problem(#p::std::format!(
+                    "its argument `{}` is a `{}`, which is never made from a string (serde expects {}): prompt arguments arrive as strings; take a `String`, a number, `bool`, a fieldless enum or a type implementing `FromStr`",
+                    #arg, #written, __mcp_e
+                ));
+            }
+        });
         let parse_value = expand::parse_string(ty, quote!(&__mcp_v));
         let parse = quote! {
             match #parse_value {

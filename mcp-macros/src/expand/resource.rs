@@ -20,6 +20,7 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
     let uri = resource.uri();
 
     let mut vars = TokenStream::new();
+    let mut probes = TokenStream::new();
     for (i, param) in func.params.iter().enumerate() {
         if !param.is_argument() {
             continue;
@@ -31,6 +32,16 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
             None => (false, &param.ty),
         };
         let full_ty = &param.ty;
+        let refuses = expand::refuses_strings(ty);
+        let written = quote!(#ty).to_string().replace(' ', "");
+        probes.extend(quote! {
+            if let ::core::option::Option::Some(__mcp_e) = #refuses {
+                __mcp_res = __mcp_res.__problem(#p::std::format!(
+                    "its variable `{}` is a `{}`, which is never made from a string (serde expects {}): URI variables arrive as strings; take a `String`, a number, `bool`, a fieldless enum or a type implementing `FromStr`",
+                    #var, #written, __mcp_e
+                ));
+            }
+        });
         let parse_value = expand::parse_string(ty, quote!(__mcp_v));
         let invalid = quote! {
             return ::core::result::Result::Err(#p::McpError::invalid_params(
@@ -99,6 +110,9 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
     for icon in &attrs.common.icons {
         let icon = expand::icon(paths, icon);
         setup.extend(quote!(__mcp_res = __mcp_res.icon(#icon);));
+    }
+    if is_template {
+        setup.extend(probes);
     }
     setup.extend(expand::access(
         paths,

@@ -63,6 +63,10 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         trait __McpFromString<Way>: ::core::marker::Sized {
             fn __mcp_from(way: Way, s: &str) -> ::core::result::Result<Self, ::std::string::String>;
+            /// What serde expects instead of a string, when the type refuses every one.
+            fn __mcp_refuses(_: Way) -> ::core::option::Option<::std::string::String> {
+                ::core::option::Option::None
+            }
         }
         #[automatically_derived]
         impl<T> __McpFromString<__McpViaFromStr> for T
@@ -96,6 +100,9 @@ pub(crate) fn from_str_trait(paths: &Paths, noun: &str) -> TokenStream {
             fn __mcp_from(_: __McpViaSerde, s: &str) -> ::core::result::Result<T, ::std::string::String> {
                 #p::string_argument(s)
             }
+            fn __mcp_refuses(_: __McpViaSerde) -> ::core::option::Option<::std::string::String> {
+                #p::string_probe::<T>()
+            }
         }
     }
 }
@@ -106,6 +113,14 @@ pub(crate) fn parse_string(ty: &syn::Type, value: TokenStream) -> TokenStream {
     let way =
         quote_spanned!(ty.span()=> (&&&__McpParse::<#ty>(::core::marker::PhantomData)).__mcp_how());
     quote_spanned!(ty.span()=> <#ty as __McpFromString<_>>::__mcp_from(#way, #value))
+}
+
+/// The call asking whether `ty`, parsed with [`from_str_trait`]'s items, refuses every string
+/// (serde's way only: a struct deriving `Deserialize`), as `Option<String>`: what it expects.
+pub(crate) fn refuses_strings(ty: &syn::Type) -> TokenStream {
+    let way =
+        quote_spanned!(ty.span()=> (&&&__McpParse::<#ty>(::core::marker::PhantomData)).__mcp_how());
+    quote_spanned!(ty.span()=> <#ty as __McpFromString<_>>::__mcp_refuses(#way))
 }
 
 /// A local trait through which each JSON argument's type is projected in the arguments struct:

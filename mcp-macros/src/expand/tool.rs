@@ -2,7 +2,7 @@
 //! the build function, the handle and the registration.
 
 use crate::attr::keys::{ALIAS, DEFAULT, RENAME, SERDE};
-use crate::attr::tool::{TaskMode, Visible};
+use crate::attr::tool::{TaskMode, ViewLayout, Visible};
 use crate::expand::{self, Registered, local};
 use crate::model::{Function, Tool};
 use crate::paths::Paths;
@@ -135,6 +135,22 @@ pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStre
     }
     if let Some(ui) = &attrs.ui {
         setup.extend(quote!(__mcp_tool = __mcp_tool.ui(#ui);));
+    }
+    if let Some((layout, _)) = &attrs.view {
+        let layout = match layout {
+            ViewLayout::Auto => quote!(Auto),
+            ViewLayout::Table => quote!(Table),
+            ViewLayout::Form => quote!(Form),
+            ViewLayout::Chart => quote!(Chart),
+        };
+        // The result type's schema, or a spanned error at the return type naming what to return.
+        let of = match &ret {
+            Some(r) => quote_spanned!(r.span()=> #r),
+            None => quote!(()),
+        };
+        setup.extend(quote!(
+            __mcp_tool = __mcp_tool.__result_view_of::<#of>(#p::ResultView::#layout);
+        ));
     }
     if let Some(who) = &attrs.visibility {
         let who = who.iter().map(|(v, _)| match v {

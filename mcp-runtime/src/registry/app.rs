@@ -2,6 +2,7 @@
 //! URI with what its host must allow it ([`Csp`], [`AppPermissions`]), and the link from a tool
 //! to it ([`Tool::ui`], [`Tool::visibility`]).
 
+use super::app_sdk::AppSdk;
 use super::output::ResourceOutcome;
 use super::resource::{Resource, ResourceRead};
 use super::tool::Tool;
@@ -203,6 +204,7 @@ pub struct UiResource {
     resource: Resource,
     html: Html,
     ui: Map<String, Value>,
+    sdk: Option<AppSdk>,
 }
 
 impl std::fmt::Debug for UiResource {
@@ -227,6 +229,7 @@ impl UiResource {
             resource: Resource::new(uri, name).mime_type(APP_MIME_TYPE),
             html: Html::None,
             ui: Map::new(),
+            sdk: None,
         }
     }
     /// Its HTML, fixed (`include_str!("board.html")`).
@@ -285,6 +288,25 @@ impl UiResource {
         self.ui.insert("prefersBorder".into(), Value::Bool(on));
         self
     }
+    /// The official MCP Apps SDK for its page's scripts: embedded at compile time
+    /// (`app_sdk!()`) or imported from a URL, whose origin joins the view's CSP
+    /// `resourceDomains` ([`AppSdk`]). It is put before the page's first `<script>` and sets
+    /// `globalThis.ExtApps`, so that the page's module reads the `App` class with
+    /// `const { App } = ExtApps;`.
+    ///
+    /// ```
+    /// use mcp_runtime::{AppSdk, UiResource};
+    /// let view = UiResource::new("ui://notes/search.html", "search")
+    ///     .html("<!doctype html><script type=module>const app = new ExtApps.App({name: 'search', version: '1'});</script>")
+    ///     .app_sdk(AppSdk::url("https://cdn.example.com/ext-apps/app-with-deps.js"));
+    /// ```
+    pub fn app_sdk(mut self, sdk: AppSdk) -> Self {
+        if let Some(problem) = sdk.problem() {
+            self.resource.problems.push(problem);
+        }
+        self.sdk = Some(sdk);
+        self
+    }
     /// Requires these OAuth scopes of whoever lists or reads it.
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.resource.access.add_scopes(scopes);
@@ -293,7 +315,28 @@ impl UiResource {
 
     /// The resource it is served as.
     pub(crate) fn into_resource(self) -> Resource {
-        let UiResource { resource, html, ui } = self;
+        let UiResource {
+            resource,
+            html,
+            mut ui,
+            sdk,
+        } = self;
+        if let Some(origin) = sdk.as_ref().and_then(AppSdk::origin) {
+            // The page imports the SDK from there: its host must let it.
+            let csp = ui.entry("csp").or_insert_with(|| json!({}));
+            if let Some(csp) = csp.as_object_mut() {
+                let domains = csp.entry("resourceDomains").or_insert_with(|| json!([]));
+                if let Some(list) = domains.as_array_mut()
+                    && !list.iter().any(|d| d == origin)
+                {
+                    list.push(json!(origin));
+                }
+            }
+        }
+        let html = match (html, sdk) {
+            (html, None) | (html @ Html::None, _) => html,
+            (html, Some(sdk)) => with_sdk(html, sdk),
+        };
         let meta = (!ui.is_empty()).then(|| {
             let mut meta = Map::new();
             meta.insert("ui".into(), Value::Object(ui));
@@ -323,6 +366,25 @@ impl UiResource {
     }
 }
 
+/// `html` with the SDK's script in it; each read an error when the SDK was missing when the
+/// server was compiled.
+fn with_sdk(html: Html, sdk: AppSdk) -> Html {
+    if let Some(why) = sdk.missing() {
+        return Html::Rendered(Arc::new(move |_| {
+            Box::pin(async move { Err(McpError::internal(why)) })
+        }));
+    }
+    match html {
+        Html::Fixed(html) => Html::Fixed(sdk.insert_into(&html).into()),
+        Html::Rendered(render) => Html::Rendered(Arc::new(move |read| {
+            let rendered = render(read);
+            let sdk = sdk.clone();
+            Box::pin(async move { Ok(sdk.insert_into(&rendered.await?)) })
+        })),
+        Html::None => Html::None,
+    }
+}
+
 impl Tool {
     /// The URI of the app the tool is linked to.
     pub(crate) fn app_uri(&self) -> Option<&str> {
@@ -345,7 +407,12 @@ impl Tool {
     /// assert_eq!(tool.info().meta.as_ref().unwrap()["ui"]["resourceUri"], "ui://board/view.html");
     /// ```
     pub fn ui(mut self, uri: impl Into<String>) -> Self {
-        let uri = uri.into();
+        self.link_app(uri.into());
+        self
+    }
+
+    /// [`Tool::ui`] in place.
+    pub(crate) fn link_app(&mut self, uri: String) {
         let meta = self.info.meta.get_or_insert_with(Map::new);
         let ui = meta
             .entry("ui")
@@ -354,7 +421,6 @@ impl Tool {
             ui.insert("resourceUri".into(), Value::String(uri.clone()));
         }
         meta.insert(LEGACY_RESOURCE_URI_KEY.into(), Value::String(uri));
-        self
     }
 
     /// Who may call it (`_meta.ui.visibility`; default: both): `[Visibility::App]` for a tool

@@ -4,6 +4,7 @@
 
 mod access;
 mod app;
+mod app_sdk;
 mod arguments;
 mod catalog;
 mod complete;
@@ -14,6 +15,7 @@ mod output;
 mod primitive;
 mod prompt;
 mod resource;
+pub(crate) mod result_view;
 mod skill_index;
 mod skills;
 mod snapshot;
@@ -22,6 +24,7 @@ mod tool;
 pub(crate) use access::Requirement;
 pub use access::{AccessCheck, AccessRequest, Denied, Purpose};
 pub use app::{AppPermissions, Csp, UiResource, Visibility};
+pub use app_sdk::AppSdk;
 pub use arguments::Arguments;
 pub(crate) use catalog::Catalog;
 pub use complete::{Completer, CompletionRequest};
@@ -39,6 +42,7 @@ pub use primitive::{
 pub use prompt::{Prompt, PromptGet};
 pub(crate) use resource::ResourceFn;
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
+pub use result_view::ResultView;
 pub(crate) use skill_index::{DirChild, SkillEntry};
 pub use skills::Skills;
 pub(crate) use skills::{SkillSet, Source as SkillSource};

@@ -47,6 +47,8 @@ pub struct Prompt {
     pub(crate) completers: HashMap<String, Completer>,
     /// What a caller needs to see and get it.
     pub(crate) access: Requirement,
+    /// What keeps it from being served (startup errors).
+    pub(crate) problems: Vec<String>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -75,7 +77,14 @@ impl Prompt {
             asks_input: false,
             completers: HashMap::new(),
             access: Requirement::default(),
+            problems: Vec::new(),
         }
+    }
+    #[doc(hidden)]
+    /// What generated code reports: a problem that keeps it from being served (a startup error).
+    pub fn __problem(mut self, reason: String) -> Self {
+        self.problems.push(reason);
+        self
     }
     /// The name.
     pub fn name(&self) -> &str {

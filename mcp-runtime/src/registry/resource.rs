@@ -191,6 +191,8 @@ pub struct ResourceTemplate {
     pub(crate) completers: HashMap<String, Completer>,
     /// What a caller needs to see it and read its URIs.
     pub(crate) access: Requirement,
+    /// What keeps it from being served (startup errors).
+    pub(crate) problems: Vec<String>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -222,7 +224,14 @@ impl ResourceTemplate {
             asks_input: false,
             access: Requirement::default(),
             completers: HashMap::new(),
+            problems: Vec::new(),
         }
+    }
+    #[doc(hidden)]
+    /// What generated code reports: a problem that keeps it from being served (a startup error).
+    pub fn __problem(mut self, reason: String) -> Self {
+        self.problems.push(reason);
+        self
     }
     /// The template text.
     pub fn uri_template(&self) -> &str {

@@ -470,6 +470,12 @@ impl Check<'_> {
                 return None;
             }
         };
+        if !t.problems.is_empty() {
+            for reason in &t.problems {
+                self.invalid(KIND, text, reason.clone(), at);
+            }
+            return None;
+        }
         if let Some(why) = parsed.ambiguity() {
             tracing::warn!(target: "mcp_runtime::registry", template = %t.info.name, "{why}");
         }
@@ -512,6 +518,12 @@ impl Check<'_> {
             return None;
         }
         if self.duplicate("prompt", name, at) {
+            return None;
+        }
+        if !p.problems.is_empty() {
+            for reason in &p.problems {
+                self.invalid("prompt", name, reason.clone(), at);
+            }
             return None;
         }
         let args = p.info.arguments.as_deref().unwrap_or_default();

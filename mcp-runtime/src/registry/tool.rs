@@ -103,6 +103,12 @@ pub struct Tool {
     pub(crate) access: Requirement,
     /// Whether a call runs as a task (the tasks extension).
     pub(crate) task: TaskSupport,
+    /// A view of its result to generate when the server is built, and the result's schema when
+    /// the macro knew it (else its output schema is used).
+    pub(crate) result_view: Option<(
+        super::result_view::layout::ResultView,
+        Option<Map<String, Value>>,
+    )>,
 }
 
 /// Whether a tool's calls run as tasks of the tasks extension (`io.modelcontextprotocol/tasks`):
@@ -163,6 +169,7 @@ impl Tool {
             problems: Vec::new(),
             access: Requirement::default(),
             task: TaskSupport::Forbidden,
+            result_view: None,
         }
     }
     /// The tool's name.

@@ -508,6 +508,7 @@ impl ServerBuilder {
 
     /// Validates everything and builds the server. Every problem is reported, none panics.
     pub fn build(mut self) -> Result<Server, BuildError> {
+        crate::registry::result_view::attach(&mut self.items)?;
         let mut watched = Vec::new();
         for declared in std::mem::take(&mut self.skills) {
             // A watched folder is looked at before it is read: a change made meanwhile is seen.
