@@ -22,6 +22,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import * as jose from 'jose';
 import Provider, { errors } from 'oidc-provider';
+import { isResource } from './resources.mjs';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -41,16 +42,6 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 // The signing key, fresh on every start.
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'as-1', alg: 'RS256', use: 'sig' };
-
-// A resource this server issues tokens for: an MCP endpoint on a loopback host.
-function isResource(identifier) {
-  const url = URL.parse(identifier);
-  return url !== null
-    && url.protocol === 'http:'
-    && ['127.0.0.1', 'localhost'].includes(url.hostname)
-    && url.pathname === '/mcp'
-    && !url.search && !url.hash;
-}
 
 function resourceServerInfo(identifier) {
   if (!isResource(identifier)) {

@@ -6,15 +6,14 @@
 //! `mcp-bench-ours` (the study server on this framework) and `mcp-bench-profile` (an in-process
 //! loop for `valgrind --tool=callgrind`). `bench/run.sh` builds and runs everything.
 
+mod auth;
 pub mod client;
 pub mod cpu;
 
-use mcp_runtime::auth::ResourceServer;
-use mcp_runtime::testing::TestIssuer;
+pub use auth::*;
+
 use mcp_runtime::{Change, ChangeBus};
-use mcp_runtime::{
-    HttpOptions, KeyRing, PrimitiveKind, Tool, handler::ToolOutcome, protocol::CallToolResult,
-};
+use mcp_runtime::{KeyRing, PrimitiveKind, Tool, handler::ToolOutcome, protocol::CallToolResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -73,7 +72,7 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
             .skills(mcp_runtime::skills!("../../examples/everything/skills"))
             .skills(mcp_runtime::Skills::dir(generated_skills(SKILLS - 2)?))
             .build(),
-        "auth" => builder
+        "auth" | "introspect" => builder
             .require_scopes(PrimitiveKind::Tool, "add", ["calc"])
             .list_changed(true)
             .build(),
@@ -86,33 +85,6 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
             location: None,
         }),
     }
-}
-
-/// Seed of the benchmark's token issuer: the server (its JWKS) and the client (its tokens)
-/// make the same key from it.
-pub const AUTH_SEED: [u8; 32] = [11; 32];
-/// Issuer of the benchmark's tokens.
-pub const AUTH_ISSUER: &str = "https://auth.bench.example";
-/// Audience of the benchmark's tokens (the protected server's canonical URI).
-pub const AUTH_AUDIENCE: &str = "https://mcp.bench.example/mcp";
-
-/// The benchmark's token issuer.
-pub fn issuer() -> TestIssuer {
-    TestIssuer::with_seed(AUTH_ISSUER, AUTH_AUDIENCE, AUTH_SEED)
-}
-
-/// The HTTP options of the protected server (`--observe auth`): an OAuth resource server
-/// checking the issuer's JWTs (keys inline).
-pub fn auth_options() -> Result<HttpOptions, mcp_runtime::BuildError> {
-    let rs = ResourceServer::new(AUTH_AUDIENCE, AUTH_ISSUER, issuer().verifier())?
-        .scopes_supported(["calc"]);
-    Ok(HttpOptions::default().auth(rs))
-}
-
-/// A token granting `calc` (the scope `add` needs on the protected server); `n` makes it
-/// distinct from the others (`jti`).
-pub fn calc_token(n: usize) -> String {
-    issuer().token_with(json!({"sub": format!("bench-{}", n % 64), "scope": "calc", "jti": n}))
 }
 
 impl Request {

@@ -77,6 +77,8 @@ pub use transport::http::HttpOptions;
 #[cfg(feature = "lambda")]
 #[doc(inline)]
 pub use transport::http::lambda;
+#[cfg(feature = "server-card")]
+pub use transport::http::{SERVER_CARD_SCHEMA, ServerCard};
 pub use uri_template::UriTemplate;
 
 /// The `schemars` this crate derives schemas with (1.x), for `#[schemars(crate =

@@ -5,6 +5,8 @@
 use crate::error::Error;
 use crate::protocol::Icon;
 use crate::server::Server;
+#[cfg(feature = "server-card")]
+use crate::transport::http::{SERVER_CARD_SCHEMA, ServerCard};
 use serde_json::{Map, Value, json};
 use std::fmt;
 use std::net::IpAddr;
@@ -268,9 +270,59 @@ impl Server {
     /// Every field is checked against the registry's rules first, so that what is written is
     /// what the registry takes.
     pub fn server_json(&self, entry: &ServerJson) -> Result<Value, ServerJsonError> {
+        let mut doc = self.described(entry, SERVER_JSON_SCHEMA)?;
+        if !entry.crates.is_empty() {
+            let version = &self.info().version;
+            let packages = entry.crates.iter().map(|spec| cargo_package(spec, version));
+            doc.insert(
+                "packages".into(),
+                packages.collect::<Result<Vec<_>, _>>()?.into(),
+            );
+        }
+        if !entry.remotes.is_empty() {
+            let remotes = entry.remotes.iter().map(|url| {
+                let url = check_remote(url)?;
+                Ok(json!({"type": "streamable-http", "url": url}))
+            });
+            let remotes = remotes.collect::<Result<Vec<_>, _>>()?;
+            doc.insert("remotes".into(), remotes.into());
+        }
+        Ok(Value::Object(doc))
+    }
+
+    /// This server's Server Card (SEP-2127, a draft), for
+    /// [`HttpOptions::server_card`](crate::HttpOptions::server_card): the fields `server.json`
+    /// has, written by the same code under the same rules (`name`, `version`, `description`,
+    /// `title`, `websiteUrl`, `repository`, `icons`), and `entry`'s URLs as its remotes. Feature
+    /// `server-card`.
+    ///
+    /// ```
+    /// # use mcp_runtime::{Server, ServerJson};
+    /// let server = Server::builder().version("0.3.0").instructions("Weather.").build().unwrap();
+    /// let entry = ServerJson::new("io.github.owner/weather").remote("https://w.example.com/mcp");
+    /// assert_eq!(server.server_card(&entry).unwrap().name(), "io.github.owner/weather");
+    /// let long = entry.description("x".repeat(101));
+    /// assert_eq!(server.server_card(&long).unwrap_err().field(), "description");
+    /// ```
+    #[cfg(feature = "server-card")]
+    pub fn server_card(&self, entry: &ServerJson) -> Result<ServerCard, ServerJsonError> {
+        let fields = self.described(entry, SERVER_CARD_SCHEMA)?;
+        let remote = |url: &String| check_remote(url).map(str::to_owned);
+        let remotes = entry.remotes.iter().map(remote).collect::<Result<_, _>>()?;
+        let made_from = (self.info().clone(), self.discover_result().instructions);
+        Ok(ServerCard::new(fields, remotes, made_from))
+    }
+
+    /// What `server.json` and the Server Card both say of the server, checked: `$schema`,
+    /// `name`, `title`, `description`, `version`, `websiteUrl`, `repository` and `icons`.
+    fn described(
+        &self,
+        entry: &ServerJson,
+        schema: &str,
+    ) -> Result<Map<String, Value>, ServerJsonError> {
         let info = self.info();
         let mut doc = Map::new();
-        doc.insert("$schema".into(), SERVER_JSON_SCHEMA.into());
+        doc.insert("$schema".into(), schema.into());
         doc.insert("name".into(), check_name(&entry.name)?.into());
         if let Some(title) = entry.title.as_ref().or(info.title.as_ref()) {
             doc.insert(
@@ -291,24 +343,7 @@ impl Server {
         if !icons.is_empty() {
             doc.insert("icons".into(), icons.into());
         }
-        if !entry.crates.is_empty() {
-            let packages = entry.crates.iter().map(|spec| cargo_package(spec, version));
-            doc.insert(
-                "packages".into(),
-                packages.collect::<Result<Vec<_>, _>>()?.into(),
-            );
-        }
-        if !entry.remotes.is_empty() {
-            let remotes = entry.remotes.iter().map(|url| {
-                let url = check_remote(url)?;
-                Ok(json!({"type": "streamable-http", "url": url}))
-            });
-            doc.insert(
-                "remotes".into(),
-                remotes.collect::<Result<Vec<_>, _>>()?.into(),
-            );
-        }
-        Ok(Value::Object(doc))
+        Ok(doc)
     }
 
     /// The description: the entry's, else `serverInfo.description`, else the instructions.

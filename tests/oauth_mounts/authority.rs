@@ -31,6 +31,9 @@ pub(crate) struct Authority {
     pub(crate) issuer: String,
     pub(crate) token_endpoint: String,
     pub(crate) jwks_uri: String,
+    /// The first line it printed: its endpoints (`tests/identity.rs` reads the ones beyond).
+    #[allow(dead_code)]
+    pub(crate) ready: Value,
     /// Every line it printed after the first: one per answer of its token endpoint.
     pub(crate) events: Arc<Mutex<Vec<Value>>>,
     pub(crate) stderr: Arc<Mutex<String>>,
@@ -41,6 +44,11 @@ impl Authority {
     /// Starts `as.mjs` on a free loopback port; `exchanged`: the audience whose tokens the
     /// gateway may exchange. `None` when `MCP_SKIP_OAUTH` asks to skip.
     pub(crate) async fn start(exchanged: Option<&str>) -> Option<Authority> {
+        Authority::run("as.mjs", exchanged.into_iter().collect()).await
+    }
+
+    /// Starts `script` of `.ci/oauth` on a free loopback port, with `args` after the port.
+    pub(crate) async fn run(script: &str, args: Vec<&str>) -> Option<Authority> {
         if std::env::var_os("MCP_SKIP_OAUTH").is_some() {
             eprintln!("SKIPPED: MCP_SKIP_OAUTH is set (the oidc-provider tests need Node)");
             return None;
@@ -61,9 +69,9 @@ impl Authority {
         };
         let mut command = tokio::process::Command::new(&node);
         command
-            .arg(dir.join("as.mjs"))
+            .arg(dir.join(script))
             .arg("0")
-            .args(exchanged)
+            .args(args)
             .current_dir(&dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -71,7 +79,7 @@ impl Authority {
             .kill_on_drop(true);
         let mut child = command
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {} as.mjs: {e}", node.display()));
+            .unwrap_or_else(|e| panic!("cannot start {} {script}: {e}", node.display()));
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut err = child.stderr.take().unwrap();
         let sink = stderr.clone();
@@ -89,11 +97,11 @@ impl Authority {
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let ready = match tokio::time::timeout(super::common::TIMEOUT, lines.next_line()).await {
             Ok(Ok(Some(line))) => serde_json::from_str::<Value>(&line)
-                .unwrap_or_else(|e| panic!("as.mjs printed `{line}`, not JSON: {e}")),
+                .unwrap_or_else(|e| panic!("{script} printed `{line}`, not JSON: {e}")),
             other => {
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 panic!(
-                    "as.mjs did not start ({other:?}); its stderr:\n{}",
+                    "{script} did not start ({other:?}); its stderr:\n{}",
                     stderr.lock().unwrap()
                 )
             }
@@ -112,6 +120,7 @@ impl Authority {
             issuer: text("issuer"),
             token_endpoint: text("token_endpoint"),
             jwks_uri: text("jwks_uri"),
+            ready: ready.clone(),
             events,
             stderr,
             _child: child,
@@ -181,7 +190,13 @@ impl Authority {
 
     /// A token of the `app` client for `resource` (client credentials): a caller's token.
     pub(crate) async fn app_token(&self, resource: &str) -> String {
-        let basic = super::common::base64(format!("{APP}:{APP_SECRET}").as_bytes());
+        self.client_token(APP, APP_SECRET, resource).await
+    }
+
+    /// A token of `client` (authenticating with `secret`, `client_secret_basic`) for `resource`
+    /// (client credentials, scope `notes:read`).
+    pub(crate) async fn client_token(&self, client: &str, secret: &str, resource: &str) -> String {
+        let basic = super::common::base64(format!("{client}:{secret}").as_bytes());
         let body = format!(
             "grant_type=client_credentials&scope=notes%3Aread&resource={}",
             resource.replace(':', "%3A").replace('/', "%2F")

@@ -50,6 +50,7 @@ async fn main() -> Result<(), Error> {
     }
     let options = match observe.as_deref() {
         Some("auth") => mcp_bench::auth_options()?,
+        Some("introspect") => mcp_bench::introspect_options().await?,
         // The many-clients families open up to 10,000 streams from one address (the
         // `distinct` family, one address each, keeps the default share).
         Some("clients") => HttpOptions::default().max_connections_per_address(1_000_000),

@@ -1,9 +1,11 @@
-//! `WWW-Authenticate: Bearer …` challenges (RFC 6750 §3, RFC 9728 §5.1).
+//! `WWW-Authenticate` challenges: `Bearer …` (RFC 6750 §3, RFC 9728 §5.1) and `DPoP …` (RFC
+//! 9449 §7.1).
 
 /// What a challenge says besides where the metadata document is.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Challenge<'a> {
-    /// `invalid_request`, `invalid_token` or `insufficient_scope`; none when no token was sent.
+    /// `invalid_request`, `invalid_token` or `insufficient_scope` (and for DPoP
+    /// `invalid_dpop_proof` or `use_dpop_nonce`); none when no token was sent.
     pub(crate) error: Option<&'a str>,
     /// Why, for the developer (no token text, ever).
     pub(crate) description: Option<&'a str>,
@@ -12,9 +14,24 @@ pub(crate) struct Challenge<'a> {
 }
 
 impl Challenge<'_> {
-    /// The header value, naming the metadata document at `metadata_url`.
+    /// The `Bearer` header value, naming the metadata document at `metadata_url`.
     pub(crate) fn header_value(&self, metadata_url: &str) -> String {
-        let mut v = format!("Bearer resource_metadata=\"{}\"", quotable(metadata_url));
+        self.value("Bearer", metadata_url)
+    }
+
+    /// The `DPoP` header value: like the `Bearer` one, with the proofs' algorithms (`algs`,
+    /// separated by spaces).
+    #[cfg_attr(not(feature = "jwt"), allow(dead_code))]
+    pub(crate) fn dpop_value(&self, metadata_url: &str, algs: &str) -> String {
+        let mut v = self.value("DPoP", metadata_url);
+        v.push_str(", algs=\"");
+        v.push_str(&quotable(algs));
+        v.push('"');
+        v
+    }
+
+    fn value(&self, scheme: &str, metadata_url: &str) -> String {
+        let mut v = format!("{scheme} resource_metadata=\"{}\"", quotable(metadata_url));
         if !self.scopes.is_empty() {
             v.push_str(", scope=\"");
             v.push_str(&quotable(&self.scopes.join(" ")));
@@ -67,5 +84,15 @@ mod tests {
         assert!(http::HeaderValue::from_str(&v).is_ok());
         let bare = Challenge::default().header_value("https://h/x");
         assert_eq!(bare, "Bearer resource_metadata=\"https://h/x\"");
+        let dpop = Challenge {
+            error: Some("invalid_dpop_proof"),
+            description: Some("the proof's `htm` is wrong"),
+            scopes: &[],
+        };
+        assert_eq!(
+            dpop.dpop_value("https://h/x", "ES256 EdDSA"),
+            "DPoP resource_metadata=\"https://h/x\", error=\"invalid_dpop_proof\", \
+             error_description=\"the proof's `htm` is wrong\", algs=\"ES256 EdDSA\""
+        );
     }
 }

@@ -15,8 +15,13 @@ use serde::Serialize;
 ///     bearer_methods_supported: vec!["header".into()],
 ///     resource_name: None,
 ///     resource_documentation: None,
+///     dpop_signing_alg_values_supported: vec!["ES256".into()],
+///     dpop_bound_access_tokens_required: false,
 /// };
-/// assert_eq!(serde_json::to_value(&m).unwrap()["resource"], "https://mcp.example.com/mcp");
+/// let doc = serde_json::to_value(&m).unwrap();
+/// assert_eq!(doc["resource"], "https://mcp.example.com/mcp");
+/// assert_eq!(doc["dpop_signing_alg_values_supported"][0], "ES256");
+/// assert!(doc.get("dpop_bound_access_tokens_required").is_none(), "false is left out");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProtectedResourceMetadata {
@@ -35,6 +40,13 @@ pub struct ProtectedResourceMetadata {
     /// Where developers read about the server.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_documentation: Option<String>,
+    /// The algorithms DPoP proofs may be signed with (RFC 9449 §5.1), when DPoP-bound tokens
+    /// are taken (`ResourceServer::dpop`, feature `jwt`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dpop_signing_alg_values_supported: Vec<String>,
+    /// Only DPoP-bound tokens are taken (RFC 9449 §5.2); left out when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound_access_tokens_required: bool,
 }
 
 /// The well-known path prefix of the document.

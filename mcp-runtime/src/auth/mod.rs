@@ -28,6 +28,10 @@
 
 mod challenge;
 #[cfg(feature = "jwt")]
+pub mod dpop;
+#[cfg(feature = "jwt")]
+pub mod introspect;
+#[cfg(feature = "jwt")]
 pub mod jwt;
 mod metadata;
 mod resource_server;

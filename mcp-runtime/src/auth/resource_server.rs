@@ -1,6 +1,8 @@
 //! This server as an OAuth 2.1 resource server: how its HTTP endpoint authenticates callers and
 //! what its protected resource metadata says.
 
+#[cfg(feature = "jwt")]
+use super::dpop::{Dpop, DpopCheck};
 use super::metadata::{ProtectedResourceMetadata, ResourceUri};
 use super::verifier::TokenVerifier;
 use crate::error::BuildError;
@@ -38,14 +40,19 @@ pub struct ResourceServer {
     pub(crate) anonymous: bool,
     /// Scopes primitives may require beyond the advertised baseline (never advertised).
     pub(crate) step_up: Vec<String>,
+    /// How DPoP-bound tokens are checked, when they are taken.
+    #[cfg(feature = "jwt")]
+    pub(crate) dpop: Option<Arc<DpopCheck>>,
 }
 
 impl std::fmt::Debug for ResourceServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResourceServer")
-            .field("metadata", &self.metadata)
-            .field("anonymous", &self.anonymous)
-            .finish_non_exhaustive()
+        let mut d = f.debug_struct("ResourceServer");
+        d.field("metadata", &self.metadata)
+            .field("anonymous", &self.anonymous);
+        #[cfg(feature = "jwt")]
+        d.field("dpop", &self.dpop);
+        d.finish_non_exhaustive()
     }
 }
 
@@ -75,10 +82,14 @@ impl ResourceServer {
                 bearer_methods_supported: vec!["header".to_owned()],
                 resource_name: None,
                 resource_documentation: None,
+                dpop_signing_alg_values_supported: Vec::new(),
+                dpop_bound_access_tokens_required: false,
             },
             uri,
             anonymous: false,
             step_up: Vec::new(),
+            #[cfg(feature = "jwt")]
+            dpop: None,
         })
     }
     /// Names one more authorization server.
@@ -140,6 +151,51 @@ impl ResourceServer {
     pub fn allow_anonymous(mut self) -> Self {
         self.anonymous = true;
         self
+    }
+    /// Takes DPoP-bound access tokens (RFC 9449, feature `jwt`): a request may present its
+    /// token as `Authorization: DPoP <token>` with a `DPoP` proof of the client's key, checked
+    /// as [`Dpop`] says (see [`auth::dpop`](super::dpop) for every check). The metadata then
+    /// names the proofs' algorithms (`dpop_signing_alg_values_supported`) and, with
+    /// [`Dpop::required`], `dpop_bound_access_tokens_required: true`. An error when the
+    /// settings are not usable: an HMAC algorithm or none at all, an `iat` window outside 1 s to
+    /// 10 minutes, a public URL that is not one, a nonce lifetime of 0.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::{ResourceServer, TokenError, dpop::Dpop, verifier_fn};
+    /// let verifier = verifier_fn(|_token: String| async { Err(TokenError::invalid("demo")) });
+    /// let rs = ResourceServer::new("https://mcp.example.com/mcp", "https://auth.example.com", verifier)
+    ///     .unwrap()
+    ///     .dpop(Dpop::required())
+    ///     .unwrap();
+    /// assert!(rs.metadata().dpop_bound_access_tokens_required);
+    /// ```
+    #[cfg(feature = "jwt")]
+    pub fn dpop(mut self, dpop: Dpop) -> Result<Self, BuildError> {
+        let check = dpop.build(&self.metadata.resource)?;
+        self.metadata.dpop_signing_alg_values_supported = check.algorithm_names();
+        self.metadata.dpop_bound_access_tokens_required = check.required;
+        self.dpop = Some(Arc::new(check));
+        Ok(self)
+    }
+    /// Whether the `DPoP` scheme is read.
+    #[cfg(feature = "jwt")]
+    pub(crate) fn takes_dpop(&self) -> bool {
+        self.dpop.is_some()
+    }
+    /// Whether the `DPoP` scheme is read: never without the `jwt` feature.
+    #[cfg(not(feature = "jwt"))]
+    pub(crate) fn takes_dpop(&self) -> bool {
+        false
+    }
+    /// Whether Bearer tokens are taken (unless DPoP is required).
+    #[cfg(feature = "jwt")]
+    pub(crate) fn takes_bearer(&self) -> bool {
+        self.dpop.as_ref().is_none_or(|d| !d.required)
+    }
+    /// Whether Bearer tokens are taken: always without the `jwt` feature.
+    #[cfg(not(feature = "jwt"))]
+    pub(crate) fn takes_bearer(&self) -> bool {
+        true
     }
     /// The metadata document.
     pub fn metadata(&self) -> &ProtectedResourceMetadata {

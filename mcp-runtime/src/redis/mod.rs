@@ -27,6 +27,10 @@
 
 mod bus;
 mod cas;
+#[cfg(feature = "jwt")]
+mod dpop;
+#[cfg(feature = "jwt")]
+mod introspection;
 mod sessions;
 mod tasks;
 
@@ -200,3 +204,8 @@ impl Redis {
         }
     }
 }
+
+#[cfg(feature = "jwt")]
+pub use dpop::RedisReplayCache;
+#[cfg(feature = "jwt")]
+pub use introspection::RedisIntrospectionCache;

@@ -134,6 +134,35 @@ impl TestIssuer {
         self.token_with(json!({"sub": subject, "scope": scopes.join(" ")}))
     }
 
+    /// A DPoP-bound token (RFC 9449 §6.1) for `subject` granting `scopes`, valid for an hour:
+    /// its `cnf.jkt` claim names the RFC 7638 thumbprint `jkt` of the client's key (see
+    /// [`jwk_thumbprint`](crate::auth::dpop::jwk_thumbprint)), so that a resource server taking
+    /// DPoP accepts it only with a proof signed by that key, and never as a Bearer token.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use mcp_runtime::auth::TokenVerifier;
+    /// use mcp_runtime::auth::dpop::jwk_thumbprint;
+    /// use mcp_runtime::testing::TestIssuer;
+    /// use serde_json::json;
+    /// let issuer = TestIssuer::new("https://auth.example.com", "https://mcp.example.com/mcp");
+    /// let client_key = json!({"kty": "EC", "crv": "P-256",
+    ///     "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+    ///     "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"});
+    /// let jkt = jwk_thumbprint(&client_key).unwrap();
+    /// let token = issuer.bound_token("alice", &["docs:read"], &jkt);
+    /// let caller = issuer.verifier().verify(&token).await.unwrap();
+    /// assert_eq!(caller.claim("cnf").unwrap()["jkt"], jkt.as_str());
+    /// # }
+    /// ```
+    pub fn bound_token(&self, subject: &str, scopes: &[&str], jkt: &str) -> String {
+        self.token_with(json!({
+            "sub": subject,
+            "scope": scopes.join(" "),
+            "cnf": {"jkt": jkt},
+        }))
+    }
+
     /// A token with `claims` over the defaults (`iss`, `aud`, `iat`, `exp` in an hour, `sub`
     /// `"test-user"`). A claim set to `null` is left out.
     pub fn token_with(&self, claims: Value) -> String {

@@ -31,7 +31,7 @@ pub(crate) struct Case {
     pub(crate) kind: Kind,
 }
 
-pub(crate) const CASES: [Case; 19] = [
+pub(crate) const CASES: [Case; 20] = [
     Case {
         key: "baseline",
         what: "raw axum + serde_json, tools/call add",
@@ -135,6 +135,11 @@ pub(crate) const CASES: [Case; 19] = [
         kind: Kind::Observed("auth"),
     },
     Case {
+        key: "call-introspect",
+        what: "ours, tools/call add behind OAuth, an opaque token checked by introspection (cached)",
+        kind: Kind::Observed("introspect"),
+    },
+    Case {
         key: "tasks-get",
         what: "ours, tasks/get of a completed task (the tasks extension), its add result",
         kind: Kind::Observed("tasks"),
@@ -186,6 +191,7 @@ pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
     let ask = |req: &Request| client::once(port, req).map_err(|e| e.to_string());
     match case.key {
         "call-auth" => return Ok(vec![add_call(false).with_token(&mcp_bench::calc_token(0))]),
+        "call-introspect" => return Ok(vec![add_call(false).with_token(mcp_bench::OPAQUE_TOKEN)]),
         "call-auth-first" => {
             // The probe used token 0; every request after it shows a token for the first time.
             return Ok((1..=FIRST_SIGHTS)
@@ -243,6 +249,9 @@ pub(crate) fn prepare(case: &Case, port: u16) -> Result<Vec<Request>, String> {
 pub(crate) fn probe(case: &Case) -> Request {
     if matches!(case.kind, Kind::Observed("auth")) {
         return add_call(false).with_token(&mcp_bench::calc_token(0));
+    }
+    if matches!(case.kind, Kind::Observed("introspect")) {
+        return add_call(false).with_token(mcp_bench::OPAQUE_TOKEN);
     }
     match base(case.key) {
         "legacy" => legacy_initialize(),

@@ -14,7 +14,7 @@ const HASHED_TAIL: usize = 24;
 /// Verified tokens and their callers. Entries are found by a hash of the token's tail and then
 /// compared in full, so no other token can stand in for a stored one. Bounded: when full,
 /// expired entries go, then everything.
-pub(super) struct TokenCache {
+pub(in crate::auth) struct TokenCache {
     entries: Mutex<HashMap<u64, Vec<Entry>>>,
     hasher: RandomState,
     capacity: usize,
@@ -28,7 +28,7 @@ struct Entry {
 }
 
 impl TokenCache {
-    pub(super) fn new(capacity: usize) -> Self {
+    pub(in crate::auth) fn new(capacity: usize) -> Self {
         TokenCache {
             entries: Mutex::new(HashMap::new()),
             hasher: RandomState::new(),
@@ -43,7 +43,7 @@ impl TokenCache {
     }
 
     /// The caller of a verified token still valid at `now` (Unix seconds).
-    pub(super) fn get(&self, token: &str, now: u64) -> Option<Arc<Caller>> {
+    pub(in crate::auth) fn get(&self, token: &str, now: u64) -> Option<Arc<Caller>> {
         let slot = self.slot(token);
         let mut map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         let bucket = map.get_mut(&slot)?;
@@ -58,7 +58,13 @@ impl TokenCache {
         None
     }
 
-    pub(super) fn insert(&self, token: &str, caller: Arc<Caller>, valid_until: u64, now: u64) {
+    pub(in crate::auth) fn insert(
+        &self,
+        token: &str,
+        caller: Arc<Caller>,
+        valid_until: u64,
+        now: u64,
+    ) {
         if self.capacity == 0 {
             return;
         }
@@ -83,7 +89,7 @@ impl TokenCache {
     }
 
     /// Forgets every token (the keys that signed some of them may be gone).
-    pub(super) fn clear(&self) {
+    pub(in crate::auth) fn clear(&self) {
         self.entries
             .lock()
             .unwrap_or_else(|e| e.into_inner())

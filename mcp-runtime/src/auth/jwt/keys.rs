@@ -173,6 +173,31 @@ impl KeyStore {
     }
 }
 
+impl KeyStore {
+    /// After every key for `kid` refused a signature: fetches again unless the last fetch is
+    /// within the floor (so a forged token costs at most one fetch per floor), and returns the
+    /// keys for `kid` if the fetch brought any. Also whether keys known before are gone.
+    pub(super) async fn refetched(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> (Option<Vec<Arc<Key>>>, bool) {
+        let before = self.current();
+        let removed = match self.refresh(false).await {
+            Ok(removed) => removed,
+            Err(e) => {
+                tracing::warn!(error = %e, "fetching the JWKS after a signature failed did not work");
+                return (None, false);
+            }
+        };
+        let after = self.current();
+        if Arc::ptr_eq(&before, &after) {
+            return (None, removed);
+        }
+        (lookup(&after, kid, alg), removed)
+    }
+}
+
 fn lookup(set: &KeySet, kid: Option<&str>, alg: Algorithm) -> Option<Vec<Arc<Key>>> {
     let keys: Vec<Arc<Key>> = match kid {
         Some(kid) => set.by_kid.get(kid).into_iter().cloned().collect(),

@@ -22,8 +22,8 @@
 //! floor, default 30 s), so a key rotation is picked up at once. Verified tokens are cached
 //! until they expire.
 
-mod cache;
-mod fetch;
+pub(in crate::auth) mod cache;
+pub(in crate::auth) mod fetch;
 mod keys;
 
 use super::verifier::{TokenError, TokenVerifier};
@@ -172,13 +172,43 @@ impl JwtVerifier {
         };
         let mut validation = inner.validation.clone();
         validation.algorithms = vec![header.alg];
-        let mut last = TokenError::invalid("the token's signature does not verify");
+        match self.with_keys(token, &keys, &validation, now) {
+            Err(Signature) => {}
+            done => return done.map_err(Refusal::into_error),
+        }
+        // Every key of that id refused the signature: the server may have put a new key under
+        // the same id. Fetched again (within the floor, shared by every request), and tried
+        // once more with what came.
+        let (again, removed) = inner
+            .keys
+            .refetched(header.kid.as_deref(), header.alg)
+            .await;
+        if removed {
+            inner.cache.clear();
+        }
+        match again {
+            Some(keys) => self
+                .with_keys(token, &keys, &validation, now)
+                .map_err(Refusal::into_error),
+            None => Err(Signature.into_error()),
+        }
+    }
+
+    /// The caller of `token`, verified with one of `keys`.
+    fn with_keys(
+        &self,
+        token: &str,
+        keys: &[Arc<keys::Key>],
+        validation: &Validation,
+        now: u64,
+    ) -> Result<Arc<Caller>, Refusal> {
+        let inner = &*self.inner;
         for key in keys {
-            match jsonwebtoken::decode::<Map<String, Value>>(token, &key.decoding, &validation) {
+            match jsonwebtoken::decode::<Map<String, Value>>(token, &key.decoding, validation) {
                 Ok(data) => {
                     let claims = data.claims;
                     let exp = claims.get("exp").and_then(Value::as_u64).unwrap_or(now);
-                    let caller = Arc::new(caller_of(claims, &inner.issuers)?);
+                    let caller = Arc::new(caller_of(claims, &inner.issuers).map_err(Other)?);
                     inner.cache.insert(
                         token,
                         caller.clone(),
@@ -187,15 +217,29 @@ impl JwtVerifier {
                     );
                     return Ok(caller);
                 }
-                Err(e) => {
-                    last = describe(e.kind());
-                    if !matches!(e.kind(), ErrorKind::InvalidSignature) {
-                        break;
-                    }
-                }
+                Err(e) if matches!(e.kind(), ErrorKind::InvalidSignature) => {}
+                Err(e) => return Err(Other(describe(e.kind()))),
             }
         }
-        Err(last)
+        Err(Signature)
+    }
+}
+
+/// Why the keys tried refused a token.
+enum Refusal {
+    /// Every key refused its signature.
+    Signature,
+    /// Something else (a claim, the algorithm): no other key would do.
+    Other(TokenError),
+}
+use Refusal::{Other, Signature};
+
+impl Refusal {
+    fn into_error(self) -> TokenError {
+        match self {
+            Signature => describe(&ErrorKind::InvalidSignature),
+            Other(e) => e,
+        }
     }
 }
 
@@ -221,7 +265,10 @@ fn describe(kind: &ErrorKind) -> TokenError {
 }
 
 /// The caller a verified token stands for; `issuers`: the trusted ones (none: any).
-fn caller_of(claims: Map<String, Value>, issuers: &[String]) -> Result<Caller, TokenError> {
+pub(in crate::auth) fn caller_of(
+    claims: Map<String, Value>,
+    issuers: &[String],
+) -> Result<Caller, TokenError> {
     let Some(subject) = claims.get("sub").and_then(Value::as_str) else {
         return Err(TokenError::invalid(
             "the token's `sub` claim is not a string",

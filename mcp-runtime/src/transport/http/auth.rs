@@ -1,42 +1,69 @@
 //! The authentication stage (when [`HttpOptions::auth`](super::HttpOptions::auth) is set): the
-//! bearer token of a request, checked by the verifier; the challenges of refused requests; the
-//! protected resource metadata document.
+//! access token of a request (and with DPoP its proof), checked by the verifier; the challenges
+//! of refused requests; the protected resource metadata document.
 //!
 //! | request | status | `WWW-Authenticate: Bearer …` |
 //! |---|---|---|
 //! | no token (or another scheme) | 401 | `resource_metadata`, `scope` (what the operation needs, else `scopes_supported`) |
 //! | two `Authorization` headers, a token that is not token68 | 400 | + `error="invalid_request"` |
-//! | a token the verifier refuses | 401 | + `error="invalid_token"`, `error_description` |
+//! | a token the verifier refuses, a token bound to a DPoP key sent as Bearer | 401 | + `error="invalid_token"`, `error_description` |
 //! | the verifier cannot check now (JWKS unreachable) | 503 (`Retry-After`) | – |
 //! | a valid token without a scope the primitive needs | 403 | + `error="insufficient_scope"`, `scope` |
 //!
-//! Tokens are read from the `Authorization` header only (never from the query string), and are
-//! never logged.
+//! With DPoP (feature `jwt`, [`ResourceServer::dpop`](crate::auth::ResourceServer::dpop)) a
+//! `WWW-Authenticate: DPoP …` challenge (the same parameters and `algs`) follows the Bearer one
+//! (or replaces it when DPoP is required). A refused proof is 401 with `error` in the DPoP
+//! challenge only: `invalid_dpop_proof`, `use_dpop_nonce` (with a `DPoP-Nonce` header), or
+//! `invalid_token` for the token it came with; a Bearer token where DPoP is required is 401
+//! `invalid_token` in the DPoP challenge. With nonces on, every answer with a DPoP challenge
+//! carries a fresh `DPoP-Nonce`.
+//!
+//! Tokens are read from the `Authorization` header only (never from the query string), and
+//! neither they nor proofs are logged.
 
 use super::respond::{json_response, transport_error};
+#[cfg(feature = "jwt")]
+use crate::auth::dpop::{DpopError, DpopRefusal};
 use crate::auth::{Challenge, ResourceServer, TokenError, WELL_KNOWN};
 use crate::context::Caller;
 use crate::error::Refusal;
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use std::sync::Arc;
 
 /// Why a request was not authenticated.
 pub(super) enum Unauthenticated {
-    /// No bearer token.
+    /// No access token.
     Missing,
     /// An `Authorization` header that cannot be read.
     Malformed(&'static str),
-    /// The verifier refused the token.
+    /// The verifier refused the Bearer token (or it is bound to a DPoP key).
     Invalid(String),
     /// The verifier cannot check tokens now.
     Unavailable,
+    /// The token presented with DPoP, or its proof, was refused.
+    #[cfg(feature = "jwt")]
+    Dpop(DpopRefusal),
+    /// A Bearer token, where only DPoP-bound ones are taken.
+    #[cfg(feature = "jwt")]
+    BearerRefused,
 }
 
-/// The bearer token of a request, if any.
-fn bearer(headers: &HeaderMap) -> Result<Option<&str>, Unauthenticated> {
+/// The access token of a request, as it was presented.
+#[derive(Debug, PartialEq, Eq)]
+enum Presented<'a> {
+    /// `Authorization: Bearer <token>`.
+    Bearer(&'a str),
+    /// `Authorization: DPoP <token>`, with a proof in the `DPoP` header.
+    #[cfg(feature = "jwt")]
+    Dpop(&'a str),
+}
+
+/// The access token of a request, if any: `Bearer`, or `DPoP` when `dpop` (another scheme is
+/// no token at all).
+fn presented(headers: &HeaderMap, dpop: bool) -> Result<Option<Presented<'_>>, Unauthenticated> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Ok(None);
@@ -49,17 +76,30 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, Unauthenticated> {
         Some(i) => (&value[..i], &value[i + 1..]),
         None => (value, &[][..]),
     };
-    if !scheme.eq_ignore_ascii_case(b"bearer") {
-        // Another scheme: no bearer credentials at all.
+    let is_dpop = dpop && scheme.eq_ignore_ascii_case(b"dpop");
+    if !scheme.eq_ignore_ascii_case(b"bearer") && !is_dpop {
+        // Another scheme: no credentials at all.
         return Ok(None);
     }
     let token = rest.trim_ascii();
-    match std::str::from_utf8(token) {
-        Ok(token) if is_token68(token.as_bytes()) => Ok(Some(token)),
-        _ => Err(Unauthenticated::Malformed(
-            "the bearer token is not a token68 string",
-        )),
+    let token = match std::str::from_utf8(token) {
+        Ok(token) if is_token68(token.as_bytes()) => token,
+        _ if is_dpop => {
+            return Err(Unauthenticated::Malformed(
+                "the DPoP-bound token is not a token68 string",
+            ));
+        }
+        _ => {
+            return Err(Unauthenticated::Malformed(
+                "the bearer token is not a token68 string",
+            ));
+        }
+    };
+    #[cfg(feature = "jwt")]
+    if is_dpop {
+        return Ok(Some(Presented::Dpop(token)));
     }
+    Ok(Some(Presented::Bearer(token)))
 }
 
 /// RFC 7235 `token68`: `[A-Za-z0-9-._~+/]+ "="*`. Every byte is checked without branching, so
@@ -79,34 +119,131 @@ fn is_token68(token: &[u8]) -> bool {
     })
 }
 
-/// The caller of a request: `None` when anonymous access is allowed and no token was sent.
-/// `keep_token`: the caller carries the token it sent (a mount passes it on or exchanges it).
-pub(super) async fn authenticate(
-    rs: &ResourceServer,
-    headers: &HeaderMap,
-    keep_token: bool,
-) -> Result<Option<Arc<Caller>>, Unauthenticated> {
-    match bearer(headers)? {
-        None if rs.anonymous => Ok(None),
-        None => Err(Unauthenticated::Missing),
-        Some(token) => match rs.verifier.verify(token).await {
-            Ok(caller) if keep_token => Ok(Some(Arc::new(caller.with_token(token)))),
-            Ok(caller) => Ok(Some(caller)),
-            Err(TokenError::Invalid(why)) => Err(Unauthenticated::Invalid(why)),
-            Err(TokenError::Unavailable(why)) => {
-                tracing::error!(error = %why, "access tokens cannot be verified");
-                Err(Unauthenticated::Unavailable)
-            }
-        },
+/// Whether a token is bound to a DPoP key (RFC 9449 §6: `cnf.jkt`), so that it must never be
+/// taken as a Bearer token (§7.2).
+fn bound_to_key(caller: &Caller) -> bool {
+    caller
+        .claims
+        .get("cnf")
+        .is_some_and(|cnf| cnf.get("jkt").is_some())
+}
+
+/// The caller of `token`, as the verifier says.
+async fn verified(rs: &ResourceServer, token: &str) -> Result<Arc<Caller>, Unauthenticated> {
+    match rs.verifier.verify(token).await {
+        Ok(caller) => Ok(caller),
+        Err(TokenError::Invalid(why)) => Err(Unauthenticated::Invalid(why)),
+        Err(TokenError::Unavailable(why)) => {
+            tracing::error!(error = %why, "access tokens cannot be verified");
+            Err(Unauthenticated::Unavailable)
+        }
     }
 }
 
-fn with_challenge(mut resp: Response, rs: &ResourceServer, challenge: &Challenge<'_>) -> Response {
-    let value = challenge.header_value(&rs.metadata_url());
-    if let Ok(v) = HeaderValue::from_str(&value) {
-        resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+/// The caller of a request made with `method` (what a DPoP proof's `htm` must be): `None` when
+/// anonymous access is allowed and no token was sent. `keep_token`: the caller carries the
+/// token it sent (a mount passes it on or exchanges it).
+pub(super) async fn authenticate_request(
+    rs: &ResourceServer,
+    method: &Method,
+    headers: &HeaderMap,
+    keep_token: bool,
+) -> Result<Option<Arc<Caller>>, Unauthenticated> {
+    let (token, caller) = match presented(headers, rs.takes_dpop())? {
+        None if rs.anonymous => return Ok(None),
+        None => return Err(Unauthenticated::Missing),
+        Some(Presented::Bearer(token)) => {
+            #[cfg(feature = "jwt")]
+            if !rs.takes_bearer() {
+                return Err(Unauthenticated::BearerRefused);
+            }
+            let caller = verified(rs, token).await?;
+            if bound_to_key(&caller) {
+                return Err(Unauthenticated::Invalid(
+                    "this access token is bound to a DPoP key: present it as `Authorization: \
+                     DPoP` with a DPoP proof, never as a Bearer token"
+                        .to_owned(),
+                ));
+            }
+            (token, caller)
+        }
+        #[cfg(feature = "jwt")]
+        Some(Presented::Dpop(token)) => {
+            let Some(dpop) = rs.dpop.as_deref() else {
+                return Err(Unauthenticated::Missing);
+            };
+            let proof = dpop
+                .check_proof(headers, method.as_str(), token)
+                .map_err(Unauthenticated::Dpop)?;
+            let caller = match verified(rs, token).await {
+                Err(Unauthenticated::Invalid(why)) => {
+                    return Err(Unauthenticated::Dpop(DpopRefusal::token(why)));
+                }
+                other => other?,
+            };
+            dpop.accept(proof, &caller)
+                .await
+                .map_err(Unauthenticated::Dpop)?;
+            (token, caller)
+        }
+    };
+    #[cfg(not(feature = "jwt"))]
+    let _ = method;
+    Ok(Some(match keep_token {
+        true => Arc::new(caller.with_token(token)),
+        false => caller,
+    }))
+}
+
+/// Which scheme a refusal is about: its challenge carries the error; the other scheme's (when
+/// the server takes both) only where the metadata is and the scopes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum About {
+    /// Both: no credentials, a malformed header, missing scopes.
+    Any,
+    Bearer,
+    #[cfg(feature = "jwt")]
+    Dpop,
+}
+
+/// `resp` with the challenges of this resource server (one `WWW-Authenticate` field each, so
+/// that a client reading the first finds the Bearer one as before): Bearer (unless DPoP is
+/// required), then DPoP (when taken, with a fresh nonce when nonces are on).
+fn with_challenges(
+    mut resp: Response,
+    rs: &ResourceServer,
+    challenge: &Challenge<'_>,
+    about: About,
+) -> Response {
+    let metadata_url = rs.metadata_url();
+    let bare = Challenge {
+        scopes: challenge.scopes,
+        ..Challenge::default()
+    };
+    let pick = |scheme: About| match about == About::Any || about == scheme {
+        true => challenge,
+        false => &bare,
+    };
+    if rs.takes_bearer() {
+        append_challenge(&mut resp, pick(About::Bearer).header_value(&metadata_url));
+    }
+    #[cfg(feature = "jwt")]
+    if let Some(dpop) = rs.dpop.as_deref() {
+        let value = pick(About::Dpop).dpop_value(&metadata_url, &dpop.algs);
+        append_challenge(&mut resp, value);
+        if let Some(nonce) = dpop.fresh_nonce()
+            && let Ok(v) = HeaderValue::from_str(&nonce)
+        {
+            resp.headers_mut().insert("dpop-nonce", v);
+        }
     }
     resp
+}
+
+fn append_challenge(resp: &mut Response, value: String) {
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        resp.headers_mut().append(header::WWW_AUTHENTICATE, v);
+    }
 }
 
 /// The scopes a challenge names: those the operation needs, else the baseline the metadata
@@ -118,6 +255,26 @@ fn challenge_scopes<'a>(rs: &'a ResourceServer, needed: &'a [String]) -> &'a [St
     }
 }
 
+/// A 401 refusing a token (or its proof) with `error` and `why`, about `scheme`.
+fn refused_token(
+    rs: &ResourceServer,
+    scopes: &[String],
+    error: &str,
+    why: &str,
+    about: About,
+) -> Response {
+    with_challenges(
+        transport_error(StatusCode::UNAUTHORIZED, &format!("Unauthorized: {why}")),
+        rs,
+        &Challenge {
+            error: Some(error),
+            description: Some(why),
+            scopes,
+        },
+        about,
+    )
+}
+
 /// The answer to a request that was not authenticated; `scopes` are those its operation needs.
 pub(super) fn unauthenticated(
     rs: &ResourceServer,
@@ -126,18 +283,24 @@ pub(super) fn unauthenticated(
 ) -> Response {
     let scopes = challenge_scopes(rs, scopes);
     match why {
-        Unauthenticated::Missing => with_challenge(
+        Unauthenticated::Missing => with_challenges(
             transport_error(
                 StatusCode::UNAUTHORIZED,
-                "Unauthorized: send an access token (Authorization: Bearer …)",
+                match rs.takes_dpop() {
+                    true => {
+                        "Unauthorized: send an access token (Authorization: Bearer … or DPoP … with a DPoP proof)"
+                    }
+                    false => "Unauthorized: send an access token (Authorization: Bearer …)",
+                },
             ),
             rs,
             &Challenge {
                 scopes,
                 ..Challenge::default()
             },
+            About::Any,
         ),
-        Unauthenticated::Malformed(why) => with_challenge(
+        Unauthenticated::Malformed(why) => with_challenges(
             transport_error(StatusCode::BAD_REQUEST, &format!("Bad Request: {why}")),
             rs,
             &Challenge {
@@ -145,15 +308,27 @@ pub(super) fn unauthenticated(
                 description: Some(why),
                 scopes,
             },
+            About::Any,
         ),
-        Unauthenticated::Invalid(why) => with_challenge(
-            transport_error(StatusCode::UNAUTHORIZED, &format!("Unauthorized: {why}")),
+        Unauthenticated::Invalid(why) => {
+            refused_token(rs, scopes, "invalid_token", &why, About::Bearer)
+        }
+        #[cfg(feature = "jwt")]
+        Unauthenticated::Dpop(refusal) => refused_token(
             rs,
-            &Challenge {
-                error: Some("invalid_token"),
-                description: Some(&why),
-                scopes,
-            },
+            scopes,
+            refusal.error.code(),
+            &refusal.description,
+            About::Dpop,
+        ),
+        #[cfg(feature = "jwt")]
+        Unauthenticated::BearerRefused => refused_token(
+            rs,
+            scopes,
+            DpopError::InvalidToken.code(),
+            "this server takes DPoP-bound access tokens only: present the token as \
+             `Authorization: DPoP` with a DPoP proof",
+            About::Dpop,
         ),
         Unauthenticated::Unavailable => {
             let mut resp = transport_error(
@@ -179,10 +354,11 @@ pub(super) fn refused(rs: Option<&ResourceServer>, refusal: &Refusal, body: Byte
             scopes: challenge_scopes(rs, &refusal.scopes),
             ..Challenge::default()
         };
-        return with_challenge(
+        return with_challenges(
             json_response(StatusCode::UNAUTHORIZED, body),
             rs,
             &challenge,
+            About::Any,
         );
     }
     let challenge = Challenge {
@@ -190,7 +366,12 @@ pub(super) fn refused(rs: Option<&ResourceServer>, refusal: &Refusal, body: Byte
         description: None,
         scopes: &refusal.scopes,
     };
-    with_challenge(json_response(StatusCode::FORBIDDEN, body), rs, &challenge)
+    with_challenges(
+        json_response(StatusCode::FORBIDDEN, body),
+        rs,
+        &challenge,
+        About::Any,
+    )
 }
 
 /// The well-known paths of the metadata document: path-suffixed (from the resource URI) and
@@ -236,32 +417,45 @@ mod tests {
         h
     }
 
+    /// What `presented` reads: `Ok(Some("bearer token"))`, `Ok(Some("dpop token"))`, `Ok(None)`,
+    /// or `Err(())` for a malformed header.
+    fn read(values: &[&str], dpop: bool) -> Result<Option<String>, ()> {
+        match presented(&headers(values), dpop) {
+            Ok(None) => Ok(None),
+            Ok(Some(Presented::Bearer(t))) => Ok(Some(format!("bearer {t}"))),
+            #[cfg(feature = "jwt")]
+            Ok(Some(Presented::Dpop(t))) => Ok(Some(format!("dpop {t}"))),
+            Err(Unauthenticated::Malformed(_)) => Err(()),
+            Err(_) => unreachable!("reading a header only finds it malformed"),
+        }
+    }
+
     #[test]
-    fn bearer_tokens_are_read_strictly() {
-        assert!(matches!(bearer(&headers(&[])), Ok(None)));
-        assert!(matches!(
-            bearer(&headers(&["Basic dXNlcjpwdw=="])),
-            Ok(None)
-        ));
-        assert!(matches!(
-            bearer(&headers(&["bearer abc.def-_~+/=="])),
-            Ok(Some("abc.def-_~+/=="))
-        ));
+    fn tokens_are_read_strictly() {
+        assert_eq!(read(&[], false), Ok(None));
+        assert_eq!(read(&["Basic dXNlcjpwdw=="], false), Ok(None));
+        assert_eq!(
+            read(&["bearer abc.def-_~+/=="], false),
+            Ok(Some("bearer abc.def-_~+/==".into()))
+        );
+        // The DPoP scheme is no credentials unless DPoP is on.
+        assert_eq!(read(&["DPoP abc"], false), Ok(None));
+        #[cfg(feature = "jwt")]
+        assert_eq!(
+            read(&["dpop abc.def"], true),
+            Ok(Some("dpop abc.def".into()))
+        );
         for bad in [
             "Bearer",
             "Bearer ",
             "Bearer a b",
             "Bearer a\"b",
             "Bearer =abc",
+            "DPoP a b",
+            "DPoP",
         ] {
-            assert!(
-                matches!(bearer(&headers(&[bad])), Err(Unauthenticated::Malformed(_))),
-                "{bad}"
-            );
+            assert_eq!(read(&[bad], true), Err(()), "{bad}");
         }
-        assert!(matches!(
-            bearer(&headers(&["Bearer a", "Bearer b"])),
-            Err(Unauthenticated::Malformed(_))
-        ));
+        assert_eq!(read(&["Bearer a", "Bearer b"], false), Err(()));
     }
 }

@@ -25,6 +25,7 @@ const REQUEST_HEADERS: &[&str] = &[
     "accept",
     "authorization",
     "content-type",
+    "dpop",
     "last-event-id",
     "mcp-method",
     "mcp-name",
@@ -35,7 +36,8 @@ const REQUEST_HEADERS: &[&str] = &[
 ];
 
 /// The response headers a cross-origin client may read.
-const EXPOSED: &str = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After";
+const EXPOSED: &str =
+    "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After, DPoP-Nonce";
 
 /// How long a browser may keep a preflight's answer, in seconds.
 const MAX_AGE: &str = "600";

@@ -126,8 +126,9 @@ pub(super) async fn admit(
     let options = &endpoint.options;
     let (caller, body) = match &options.auth {
         None => (local, body),
-        Some(rs) => match auth::authenticate(
+        Some(rs) => match auth::authenticate_request(
             rs,
+            &parts.method,
             &parts.headers,
             endpoint.dispatcher.config.keep_caller_tokens,
         )

@@ -46,7 +46,8 @@
 //! limit, body); `answer`: a pipeline answer as a response; `respond`: plain responses;
 //! `cors`: the preflight, and the headers an answer to another allowed origin carries;
 //! `sse`: every SSE stream; `legacy`: a 2025-11-25 session's outcomes as responses (the
-//! session itself is `crate::legacy`'s).
+//! session itself is `crate::legacy`'s); `server_card` (feature `server-card`): the Server
+//! Card and the AI Catalog.
 //!
 //! # The lab page
 //!
@@ -109,12 +110,19 @@ mod rate;
 mod respond;
 mod routes;
 mod scopes;
+// The Server Card and the AI Catalog (SEP-2127, a draft).
+#[cfg(feature = "server-card")]
+mod server_card;
 mod sse;
 
 pub(crate) use endpoint::warn;
 pub use options::HttpOptions;
+#[cfg(feature = "server-card")]
+pub use options::ServerCard;
 pub use proxies::ForwardedHeader;
 pub(crate) use scopes::check as check_options;
+#[cfg(feature = "server-card")]
+pub use server_card::SERVER_CARD_SCHEMA;
 
 use crate::dispatch::Dispatcher;
 use crate::legacy::Legacy;

@@ -1,6 +1,7 @@
 //! What the Streamable HTTP transport can be told: the endpoint path, the hosts and origins it
 //! accepts, the body limit, the keep-alive interval of SSE streams, how callers are
-//! authenticated, and (feature `lab`) where the lab page is served and to whom.
+//! authenticated, (feature `lab`) where the lab page is served and to whom, and (feature
+//! `server-card`) the Server Card served beside the endpoint.
 
 use crate::auth::ResourceServer;
 use std::time::Duration;
@@ -25,6 +26,34 @@ impl Default for LabOptions {
             any_client: false,
         }
     }
+}
+
+/// What a Server Card's URL adds to the endpoint's: the location SEP-2127 reserves.
+#[cfg(feature = "server-card")]
+pub(super) const SERVER_CARD_SUFFIX: &str = "/server-card";
+
+/// A server's Server Card (SEP-2127, a draft), checked: made by
+/// [`Server::server_card`](crate::Server::server_card) from what the server says of itself and
+/// its [`ServerJson`](crate::ServerJson) entry, by the code and under the rules of
+/// `server.json`; served by [`HttpOptions::server_card`] at `<endpoint>/server-card`, its
+/// remotes listing the protocol versions the endpoint serves. Feature `server-card`.
+///
+/// ```
+/// use mcp_runtime::{Server, ServerJson};
+/// let server = Server::builder().version("0.3.0").instructions("Weather.").build().unwrap();
+/// let entry = ServerJson::new("io.github.owner/weather").remote("https://weather.example.com/mcp");
+/// let card = server.server_card(&entry).unwrap();
+/// assert_eq!(card.url().as_deref(), Some("https://weather.example.com/mcp/server-card"));
+/// ```
+#[cfg(feature = "server-card")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerCard {
+    /// `$schema` and every field but `remotes`, checked.
+    pub(super) fields: serde_json::Map<String, serde_json::Value>,
+    /// The remotes' URLs, checked.
+    pub(super) remotes: Vec<String>,
+    /// The server info and the instructions the card was made from.
+    pub(super) made_from: (crate::protocol::Implementation, Option<String>),
 }
 
 /// Options of the Streamable HTTP transport.
@@ -63,6 +92,11 @@ pub struct HttpOptions {
     pub(super) lab: Option<LabOptions>,
     pub(super) health: Option<String>,
     pub(super) ready_checks: Vec<ReadyCheck>,
+    #[cfg(feature = "server-card")]
+    pub(super) server_card: Option<ServerCard>,
+    /// Whether a Server Card with a public URL is also listed in an AI Catalog.
+    #[cfg(feature = "server-card")]
+    pub(super) ai_catalog: bool,
 }
 
 impl Default for HttpOptions {
@@ -88,6 +122,10 @@ impl Default for HttpOptions {
             lab: Some(LabOptions::default()),
             health: None,
             ready_checks: Vec::new(),
+            #[cfg(feature = "server-card")]
+            server_card: None,
+            #[cfg(feature = "server-card")]
+            ai_catalog: true,
         }
     }
 }
@@ -115,6 +153,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("ready_checks", &self.ready_checks.len());
         #[cfg(feature = "lab")]
         f.field("lab", &self.lab);
+        #[cfg(feature = "server-card")]
+        f.field("server_card", &self.server_card)
+            .field("ai_catalog", &self.ai_catalog);
         f.finish_non_exhaustive()
     }
 }
@@ -477,6 +518,8 @@ impl HttpOptions {
         let lab = self.lab_clash();
         #[cfg(not(feature = "lab"))]
         let lab = None;
+        #[cfg(feature = "server-card")]
+        let lab = lab.or_else(|| self.server_card_clash());
         match self.health_clash().or(lab) {
             Some(why) => Err(why),
             None => Ok(()),
@@ -498,6 +541,73 @@ impl HttpOptions {
                     "the lab page and the health endpoint both ask for `{path}`: give one another path"
                 )
             })
+        })
+    }
+
+    /// Serves `card` (made by [`Server::server_card`](crate::Server::server_card)) at
+    /// `<path>/server-card`, and when it has a remote an AI Catalog naming its
+    /// [`url`](ServerCard::url) at `/.well-known/ai-catalog.json`. Both are public (no token,
+    /// even with [`auth`](Self::auth); CORS for any origin), written once when serving starts,
+    /// with `Cache-Control: public, max-age=3600` and an `ETag` (`304` on `If-None-Match`). A
+    /// card made from another server's info is not served. Feature `server-card`.
+    ///
+    /// ```
+    /// use mcp_runtime::{HttpOptions, Server, ServerJson};
+    /// let server = Server::builder().version("0.3.0").instructions("Weather.").build()?;
+    /// let entry = ServerJson::new("io.github.owner/weather").remote("https://weather.example.com/mcp");
+    /// let options = HttpOptions::default().server_card(server.server_card(&entry)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "server-card")]
+    pub fn server_card(mut self, card: ServerCard) -> Self {
+        self.server_card = Some(card);
+        self
+    }
+    /// Serves the [Server Card](Self::server_card) without the AI Catalog at
+    /// `/.well-known/ai-catalog.json` (for an app of several servers that publishes a catalog
+    /// of its own, say). Feature `server-card`.
+    ///
+    /// ```
+    /// let options = mcp_runtime::HttpOptions::default().without_ai_catalog();
+    /// # let _ = options;
+    /// ```
+    #[cfg(feature = "server-card")]
+    pub fn without_ai_catalog(mut self) -> Self {
+        self.ai_catalog = false;
+        self
+    }
+    /// Where the [Server Card](Self::server_card) is served, if one is:
+    /// `<path>/server-card`. Feature `server-card`.
+    ///
+    /// ```
+    /// use mcp_runtime::HttpOptions;
+    /// assert_eq!(HttpOptions::default().server_card_path(), None);
+    /// ```
+    #[cfg(feature = "server-card")]
+    pub fn server_card_path(&self) -> Option<String> {
+        let path = self.path.trim_end_matches('/');
+        self.server_card
+            .as_ref()
+            .map(|_| format!("{path}{SERVER_CARD_SUFFIX}"))
+    }
+    /// Why the Server Card cannot be served at its path, if it cannot: another route takes it.
+    #[cfg(feature = "server-card")]
+    pub(super) fn server_card_clash(&self) -> Option<String> {
+        let path = self.server_card_path()?;
+        #[cfg(feature = "lab")]
+        let lab = self.lab.as_ref().map(|lab| lab.path.as_str());
+        #[cfg(not(feature = "lab"))]
+        let lab = None;
+        [
+            (self.health.as_deref(), "health endpoint"),
+            (lab, "lab page"),
+        ]
+        .into_iter()
+        .find(|(taken, _)| *taken == Some(path.as_str()))
+        .map(|(_, what)| {
+            format!(
+                "the Server Card and the {what} both ask for `{path}`: give the {what} another path"
+            )
         })
     }
 

@@ -1,6 +1,6 @@
 //! The endpoint's routes: POST (both revisions; the accept loop also takes it directly, as
 //! [`EndpointPost`]), a 2025-11-25 session's GET and DELETE, the protected resource metadata,
-//! health and the lab page.
+//! health, the Server Card (and its AI Catalog) and the lab page.
 
 use super::answer::answer;
 use super::endpoint::{Endpoint, admit, client_of, guarded, local_caller, read_body};
@@ -31,7 +31,8 @@ impl connections::DirectRoute for EndpointPost {
     }
 }
 
-/// The router of `endpoint`: its POST, GET and DELETE, its metadata, health and lab routes.
+/// The router of `endpoint`: its POST, GET and DELETE, its metadata, health, Server Card and lab
+/// routes.
 pub(super) fn routes(endpoint: Arc<Endpoint>) -> Router {
     let path = endpoint.options.path.clone();
     let mut router = Router::new().route(
@@ -55,6 +56,9 @@ pub(super) fn routes(endpoint: Arc<Endpoint>) -> Router {
             None => router = router.route(health, axum::routing::get(health::ready)),
         }
     }
+    // Public, like the metadata: no token asked (`server_card/serve.rs`).
+    #[cfg(feature = "server-card")]
+    let router = super::server_card::mount(router, &endpoint);
     #[cfg(feature = "lab")]
     let router = super::lab::mount(router, &endpoint.options);
     router.with_state(endpoint)
