@@ -51,6 +51,12 @@ SCRATCH="$TARGET/package-check"
 rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH/crates"
 
+# Cargo keeps what it unpacked from the temporary registry its verification builds from under
+# the name and version only (the registry's folder is the same for every clone at one path):
+# an earlier tree's package would be built instead of this one.
+for name in "${CRATES[@]}"; do
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/"$name-$VERSION"
+done
 echo "== cargo package (${CRATES[*]} $VERSION, verified together)"
 dirty=()
 [ -n "${CI:-}" ] || dirty=(--allow-dirty)
