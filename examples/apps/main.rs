@@ -31,11 +31,15 @@ mod server;
 async fn main() -> Result<(), mcp_runtime::Error> {
     let mode = mcp_runtime::RunMode::from_args_strict(&["--audit", "--app-sdk-url URL"])?;
     let args: Vec<String> = std::env::args().collect();
-    let url = args
-        .iter()
-        .position(|a| a == "--app-sdk-url")
-        .and_then(|i| args.get(i + 1));
-    let builder = server::builder(server::app_sdk(url.map(String::as_str)));
+    // `--app-sdk-url URL` or `--app-sdk-url=URL`, as the strict parse above takes either.
+    let url =
+        args.iter()
+            .enumerate()
+            .find_map(|(i, arg)| match arg.strip_prefix("--app-sdk-url")? {
+                "" => args.get(i + 1).cloned(),
+                inline => inline.strip_prefix('=').map(str::to_owned),
+            });
+    let builder = server::builder(server::app_sdk(url.as_deref()));
     let server = match args.iter().any(|a| a == "--audit") {
         true => builder.layer(audit()).build()?,
         false => builder.build()?,

@@ -66,8 +66,7 @@ pub fn string_probe<T: serde::de::DeserializeOwned>() -> Option<String> {
 
 /// The error of [`string_probe`]: set when a string was refused as a type.
 #[derive(Debug, Default)]
-#[doc(hidden)]
-pub struct ProbeError {
+struct ProbeError {
     refused_type: Option<String>,
 }
 

@@ -42,6 +42,36 @@ pub(crate) fn is_loopback(host: &str) -> bool {
     LOOPBACK.iter().any(|l| l.eq_ignore_ascii_case(host))
 }
 
+/// Whether a URL's host (`http::Uri::host`: an IPv6 literal in brackets) is this machine: a
+/// loopback name, or any loopback address (`127.0.0.2` too). Where a plain-http URL may be
+/// fetched (an authorization server's documents, a token endpoint): only from this machine.
+#[cfg(any(feature = "jwt", feature = "client"))]
+pub(crate) fn is_loopback_host(host: &str) -> bool {
+    is_loopback(host)
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `text` as one key or value of `application/x-www-form-urlencoded` (what OAuth requests and
+/// `client_secret_basic` credentials are sent as, RFC 6749 §2.3.1 and appendix B).
+#[cfg(any(feature = "jwt", feature = "client"))]
+pub(crate) fn form_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 /// A client as the server's per-caller shares and rate limit count it: its address, an IPv6
 /// address by its network (a /64 by default: what one subscriber is given, so that a client
 /// cannot pass for 2^64 clients). Two values are equal when their networks are; the whole

@@ -39,7 +39,7 @@ pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> Token
         let written = quote!(#ty).to_string().replace(' ', "");
         declare.extend(quote! {
             if let ::core::option::Option::Some(__mcp_e) = #refuses {
-                __mcp_prompt = __mcp_prompt.__problem(#p::std::format!(
+                __mcp_prompt = __mcp_prompt.invalid(#p::std::format!(
                     "its argument `{}` is a `{}`, which is never made from a string (serde expects {}): prompt arguments arrive as strings; take a `String`, a number, `bool`, a fieldless enum or a type implementing `FromStr`",
                     #arg, #written, __mcp_e
                 ));

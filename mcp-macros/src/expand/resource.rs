@@ -36,7 +36,7 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
         let written = quote!(#ty).to_string().replace(' ', "");
         probes.extend(quote! {
             if let ::core::option::Option::Some(__mcp_e) = #refuses {
-                __mcp_res = __mcp_res.__problem(#p::std::format!(
+                __mcp_res = __mcp_res.invalid(#p::std::format!(
                     "its variable `{}` is a `{}`, which is never made from a string (serde expects {}): URI variables arrive as strings; take a `String`, a number, `bool`, a fieldless enum or a type implementing `FromStr`",
                     #var, #written, __mcp_e
                 ));

@@ -4,6 +4,7 @@
 
 use super::error::ClientError;
 use crate::context::Caller;
+use crate::net::form_encode as encode;
 use base64::Engine;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -226,13 +227,7 @@ fn check_url(url: &str) -> Result<(), ClientError> {
     let uri: http::Uri = url.parse().map_err(|e| {
         ClientError::Unreachable(format!("`{url}` is not a token endpoint URL: {e}"))
     })?;
-    let host = uri.host().unwrap_or_default();
-    let loopback = host == "localhost"
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
+    let loopback = crate::net::is_loopback_host(uri.host().unwrap_or_default());
     match uri.scheme_str() {
         Some("https") => Ok(()),
         Some("http") if loopback => Ok(()),
@@ -308,21 +303,6 @@ async fn request(
     tokio::time::timeout(Duration::from_secs(10), asked)
         .await
         .map_err(|_| ClientError::Timeout(url.clone()))?
-}
-
-/// `application/x-www-form-urlencoded` of one key or value.
-fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ impl RedisBus {
         let channel = format!("{prefix}changes");
         let mut id = [0u8; 8];
         let _ = getrandom::getrandom(&mut id);
-        let instance: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let instance = super::hex(&id);
         let local = LocalBus::default();
         let stop = CancellationToken::new();
         let (outbox, rx) = mpsc::channel(OUTBOX);

@@ -1,13 +1,10 @@
 //! DPoP proofs seen by any instance, through Redis (features `redis` and `jwt`):
 //! [`RedisReplayCache`].
 
-use super::Redis;
+use super::{CACHE_TIMEOUT, Redis};
 use crate::auth::dpop::SharedReplayCache;
 use crate::registry::BoxFuture;
 use std::time::Duration;
-
-/// How long the check may take before the proof is taken unchecked (the store is passed over).
-const WITHIN: Duration = Duration::from_millis(500);
 
 /// The DPoP proofs accepted by every instance on one Redis ([`Redis::dpop_replay_cache`]):
 /// `SET key 1 NX PX ttl` under `<prefix>dpop:` and the proof's key in hex, so that a proof is
@@ -45,15 +42,14 @@ impl Redis {
 
 impl SharedReplayCache for RedisReplayCache {
     fn first_use(&self, key: [u8; 16], ttl: Duration) -> BoxFuture<'_, Option<bool>> {
-        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-        let name = format!("{}dpop:{hex}", self.redis.prefix);
+        let name = self.redis.key_of("dpop", &key);
         let mut conn = self.redis.conn.clone();
         Box::pin(async move {
             let ms = ttl.as_millis().clamp(1, u64::MAX as u128) as u64;
             let mut command = ::redis::cmd("SET");
             command.arg(&name).arg(1).arg("NX").arg("PX").arg(ms);
             let set = command.query_async::<Option<String>>(&mut conn);
-            match tokio::time::timeout(WITHIN, set).await {
+            match tokio::time::timeout(CACHE_TIMEOUT, set).await {
                 Ok(Ok(answer)) => Some(answer.is_some()),
                 Ok(Err(e)) => {
                     tracing::warn!(error = %e, "the DPoP replay cache in Redis failed");

@@ -1,15 +1,11 @@
 //! Token introspection answers shared by the instances through Redis (features `redis` and
 //! `jwt`): [`RedisIntrospectionCache`].
 
-use super::Redis;
+use super::{CACHE_TIMEOUT, Redis};
 use crate::auth::introspect::SharedIntrospectionCache;
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value};
 use std::time::Duration;
-
-/// How long a read or write of the shared cache may take before introspection goes on
-/// without it.
-const WITHIN: Duration = Duration::from_millis(500);
 
 /// Introspection answers shared by the instances through Redis
 /// ([`Redis::introspection_cache`]): `SET key answer PX ttl` under `<prefix>introspect:`
@@ -53,22 +49,15 @@ impl Redis {
     }
 }
 
-impl RedisIntrospectionCache {
-    fn key(&self, key: [u8; 32]) -> String {
-        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-        format!("{}introspect:{hex}", self.redis.prefix)
-    }
-}
-
 impl SharedIntrospectionCache for RedisIntrospectionCache {
     fn get(&self, key: [u8; 32]) -> BoxFuture<'_, Option<Map<String, Value>>> {
-        let name = self.key(key);
+        let name = self.redis.key_of("introspect", &key);
         let mut conn = self.redis.conn.clone();
         Box::pin(async move {
             let mut command = ::redis::cmd("GET");
             command.arg(&name);
             let read = command.query_async::<Option<String>>(&mut conn);
-            match tokio::time::timeout(WITHIN, read).await {
+            match tokio::time::timeout(CACHE_TIMEOUT, read).await {
                 Ok(Ok(Some(text))) => serde_json::from_str(&text).ok(),
                 Ok(Ok(None)) => None,
                 Ok(Err(e)) => {
@@ -81,7 +70,7 @@ impl SharedIntrospectionCache for RedisIntrospectionCache {
     }
 
     fn put(&self, key: [u8; 32], answer: Map<String, Value>, ttl: Duration) -> BoxFuture<'_, ()> {
-        let name = self.key(key);
+        let name = self.redis.key_of("introspect", &key);
         let mut conn = self.redis.conn.clone();
         Box::pin(async move {
             let text = Value::Object(answer).to_string();
@@ -89,7 +78,7 @@ impl SharedIntrospectionCache for RedisIntrospectionCache {
             let mut command = ::redis::cmd("SET");
             command.arg(&name).arg(text).arg("PX").arg(ms);
             let write = command.query_async::<()>(&mut conn);
-            if let Ok(Err(e)) = tokio::time::timeout(WITHIN, write).await {
+            if let Ok(Err(e)) = tokio::time::timeout(CACHE_TIMEOUT, write).await {
                 tracing::warn!(error = %e, "writing the shared introspection cache failed");
             }
         })

@@ -20,6 +20,11 @@
 //! unreachable, changes made elsewhere are missed; once the subscription is back, every
 //! instance tells its listeners that each list changed, so that they fetch them again.
 //!
+//! With the `jwt` feature, two caches are shared too: token introspection answers
+//! (`Redis::introspection_cache`, under `{prefix}introspect:`) and the DPoP proofs accepted
+//! (`Redis::dpop_replay_cache`, under `{prefix}dpop:`); a Redis that does not answer in time
+//! is passed over for them, never waited on.
+//!
 //! Tasks and sessions are JSON values under `{prefix}task:{id}` and `{prefix}session:{id}`,
 //! changed atomically by compare-and-set (a Lua script: the value is replaced only if it is still
 //! the one the change was computed from; otherwise the change is computed again), and expired by
@@ -53,6 +58,17 @@ pub const REDIS_URL_VAR: &str = "MCP_REDIS_URL";
 /// unavailable (`-32603`, as for any failure of Redis); a healthy Redis answers in well under a
 /// millisecond, and a compare-and-set that lost its race retries within a few.
 const STORE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Longest a read or write of a shared cache (token introspection answers, DPoP proofs seen)
+/// may take: past it the check goes on without the cache, rather than wait on a Redis that is
+/// away.
+#[cfg(feature = "jwt")]
+const CACHE_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// `bytes` in lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// `op` (one store operation), failed with the store's `-32603` error when it takes longer than
 /// [`STORE_TIMEOUT`].
@@ -148,6 +164,12 @@ impl Redis {
     pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self
+    }
+
+    /// The key `{prefix}{kind}:{hex of id}` (the shared caches' entries).
+    #[cfg(feature = "jwt")]
+    fn key_of(&self, kind: &str, id: &[u8]) -> String {
+        format!("{}{kind}:{}", self.prefix, hex(id))
     }
 
     /// The change bus over this Redis (spawns its subscriber: call it inside a tokio runtime).

@@ -12,8 +12,8 @@ use std::borrow::Cow;
 /// - **Embedded** (`app_sdk!()`): the package's self-contained bundle (`app-with-deps.js`) read
 ///   from `node_modules` when the server is compiled, its shape checked then (a bundle this
 ///   runtime cannot expose is a compile error, as is a missing one), written into the binary.
-///   The view needs nothing outside itself, but every `resources/read` of it carries the bundle:
-///   about 530 KiB for ext-apps 2.0.4 ([`AppSdk::bytes`] says how much).
+///   The view needs nothing outside itself, but every `resources/read` of it carries the whole
+///   bundle ([`AppSdk::bytes`] says how much; BENCHMARKS.md, "MCP Apps: what a view carries").
 /// - **From a URL** ([`AppSdk::url`]): the page imports the bundle from a CDN (or any origin),
 ///   whose origin is added to the view's CSP `resourceDomains` (hosts let a view load only from
 ///   the domains it declares). A read carries a hundred bytes; the host must reach the origin.

@@ -80,10 +80,11 @@ impl Prompt {
             problems: Vec::new(),
         }
     }
-    #[doc(hidden)]
-    /// What generated code reports: a problem that keeps it from being served (a startup error).
-    pub fn __problem(mut self, reason: String) -> Self {
-        self.problems.push(reason);
+    /// Marks the definition as invalid: [`ServerBuilder::build`](crate::ServerBuilder::build)
+    /// reports `reason` as a startup error naming the prompt, as for
+    /// [`Tool::invalid`](crate::Tool::invalid).
+    pub fn invalid(mut self, reason: impl Into<String>) -> Self {
+        self.problems.push(reason.into());
         self
     }
     /// The name.

@@ -286,6 +286,20 @@ struct Check<'s> {
 }
 
 impl Check<'_> {
+    /// Reports each of an item's `problems` (what its builder found): whether there were any.
+    fn refused(
+        &mut self,
+        kind: &'static str,
+        name: &str,
+        problems: &[String],
+        at: Option<SourceLocation>,
+    ) -> bool {
+        for reason in problems {
+            self.invalid(kind, name, reason.clone(), at);
+        }
+        !problems.is_empty()
+    }
+
     fn invalid(
         &mut self,
         kind: &'static str,
@@ -346,10 +360,7 @@ impl Check<'_> {
             self.invalid("tool", name, reason, at);
             return None;
         }
-        if !tool.problems.is_empty() {
-            for reason in &tool.problems {
-                self.invalid("tool", name, reason.clone(), at);
-            }
+        if self.refused("tool", name, &tool.problems, at) {
             return None;
         }
         if self.duplicate("tool", name, at) {
@@ -431,10 +442,7 @@ impl Check<'_> {
             self.invalid("resource", uri, "its name is empty".into(), at);
             return None;
         }
-        if !res.problems.is_empty() {
-            for reason in &res.problems {
-                self.invalid("resource", uri, reason.clone(), at);
-            }
+        if self.refused("resource", uri, &res.problems, at) {
             return None;
         }
         let is_app = res.info.mime_type.as_deref() == Some(APP_MIME_TYPE);
@@ -470,10 +478,7 @@ impl Check<'_> {
                 return None;
             }
         };
-        if !t.problems.is_empty() {
-            for reason in &t.problems {
-                self.invalid(KIND, text, reason.clone(), at);
-            }
+        if self.refused(KIND, text, &t.problems, at) {
             return None;
         }
         if let Some(why) = parsed.ambiguity() {
@@ -520,10 +525,7 @@ impl Check<'_> {
         if self.duplicate("prompt", name, at) {
             return None;
         }
-        if !p.problems.is_empty() {
-            for reason in &p.problems {
-                self.invalid("prompt", name, reason.clone(), at);
-            }
+        if self.refused("prompt", name, &p.problems, at) {
             return None;
         }
         let args = p.info.arguments.as_deref().unwrap_or_default();

@@ -242,10 +242,11 @@ impl Dpop {
     }
 
     /// Refuses a proof whose `jti` was seen already, remembering at most `capacity` proofs in
-    /// memory (about 60 bytes each), each until its `iat` window has passed. When full, the
-    /// proof nearest the end of its window is forgotten first. Each instance has its own
-    /// cache: behind a load balancer, pair it with [`nonce`](Self::nonce) or sticky
-    /// sessions.
+    /// memory (a 16-byte key and its expiry each: BENCHMARKS.md, "DPoP: what a server keeps"),
+    /// each until its `iat` window has passed. When full, the proof nearest the end of its
+    /// window is forgotten first. Each instance has its own cache: behind a load balancer,
+    /// share one ([`shared_replay_cache`](Self::shared_replay_cache)), or pair it with
+    /// [`nonce`](Self::nonce) or sticky sessions.
     ///
     /// ```
     /// let dpop = mcp_runtime::auth::dpop::Dpop::allowed().replay_cache(100_000);

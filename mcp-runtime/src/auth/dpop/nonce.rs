@@ -8,7 +8,8 @@ use crate::seal::KeyRing;
 /// `requestState` record starts with its format byte, 1), nor another for a nonce.
 const DOMAIN: &[u8] = b"\0mcp-runtime DPoP-Nonce v1";
 
-/// Longest nonce opened: the ones this server makes are about 90 bytes.
+/// Longest nonce opened, well above what this server makes (BENCHMARKS.md, "DPoP: what a
+/// server keeps").
 const MAX_NONCE_BYTES: usize = 256;
 
 /// How far a nonce's time may be ahead of this server's clock: another instance's clock may be

@@ -2,7 +2,7 @@
 //! authorization server metadata (tried again, no more often than every few seconds, after a
 //! failure).
 
-use super::super::jwt::fetch;
+use super::super::jwt::{check_url, fetch};
 use super::super::verifier::TokenError;
 use serde_json::Value;
 use std::sync::Mutex;
@@ -10,28 +10,6 @@ use std::time::{Duration, Instant};
 
 /// Least time between two metadata fetches after one failed.
 const RETRY: Duration = Duration::from_secs(5);
-
-/// Whether `url` may be fetched: `https://`, or `http://` to a loopback host (tests, a local
-/// authorization server).
-pub(super) fn check_url(url: &str) -> Result<(), String> {
-    let uri: http::Uri = url.parse().map_err(|e| format!("`{url}` is no URL: {e}"))?;
-    let host = uri.host().unwrap_or_default();
-    match uri.scheme_str() {
-        Some("https") if !host.is_empty() => Ok(()),
-        Some("http") if is_loopback(host) => Ok(()),
-        _ => Err(format!(
-            "`{url}` is neither https nor http to a loopback host"
-        )),
-    }
-}
-
-fn is_loopback(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
 
 /// Whether `url`'s host is a literal private, link-local or unspecified address (metadata
 /// pointing there is refused: it would have this server call into its own network).
@@ -175,7 +153,7 @@ async fn find(issuer: &str) -> Result<String, String> {
         check_url(endpoint)?;
         let issuer_local = issuer
             .parse::<http::Uri>()
-            .is_ok_and(|u| is_loopback(u.host().unwrap_or_default()));
+            .is_ok_and(|u| crate::net::is_loopback_host(u.host().unwrap_or_default()));
         if endpoint.starts_with("http://") && !issuer_local {
             return Err(format!(
                 "{url} names an http endpoint for an https issuer: {endpoint}"

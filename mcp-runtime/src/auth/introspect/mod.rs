@@ -16,10 +16,11 @@ mod discover;
 mod either;
 
 use super::jwt::cache::TokenCache;
-use super::jwt::{caller_of, fetch};
+use super::jwt::{caller_of, check_url, fetch};
 use super::verifier::{TokenError, TokenVerifier};
 use crate::context::Caller;
 use crate::error::BuildError;
+use crate::net::form_encode;
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -225,17 +226,14 @@ impl IntrospectionVerifier {
     async fn introspect(&self, token: &str) -> Result<Map<String, Value>, TokenError> {
         let inner = &*self.inner;
         let url = inner.endpoint.url().await?;
-        let mut form = format!(
-            "token={}&token_type_hint=access_token",
-            fetch::form_encode(token)
-        );
+        let mut form = format!("token={}&token_type_hint=access_token", form_encode(token));
         let basic = match &inner.client {
             ClientAuth::Basic(id, secret) => Some((id.as_str(), secret.as_str())),
             ClientAuth::Post(id, secret) => {
                 form.push_str(&format!(
                     "&client_id={}&client_secret={}",
-                    fetch::form_encode(id),
-                    fetch::form_encode(secret)
+                    form_encode(id),
+                    form_encode(secret)
                 ));
                 None
             }
@@ -363,11 +361,11 @@ impl IntrospectionVerifierBuilder {
         let setting = |reason: &str| BuildError::setting("IntrospectionVerifier", reason);
         let endpoint = match self.endpoint {
             Some(Endpoint::Url(url)) => {
-                discover::check_url(&url).map_err(|e| setting(&e))?;
+                check_url(&url).map_err(|e| setting(&e))?;
                 discover::Resolved::fixed(url)
             }
             Some(Endpoint::Discover(issuer)) => {
-                discover::check_url(&issuer).map_err(|e| setting(&e))?;
+                check_url(&issuer).map_err(|e| setting(&e))?;
                 discover::Resolved::discover(issuer)
             }
             None => {

@@ -1,6 +1,7 @@
 //! The authorization server's documents over HTTPS (plain HTTP only from a loopback host): the
 //! JWKS, its RFC 8414 metadata, and RFC 7662 introspection requests. No redirect is followed.
 
+use crate::net::form_encode;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::Client;
@@ -100,18 +101,4 @@ pub(in crate::auth) async fn post_form(
     tokio::time::timeout(TIMEOUT, send)
         .await
         .map_err(|_| format!("{url} took longer than {} s", TIMEOUT.as_secs()))?
-}
-
-/// `s` form-encoded (`application/x-www-form-urlencoded`: unreserved characters as they are,
-/// every other byte `%XX`).
-pub(in crate::auth) fn form_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }

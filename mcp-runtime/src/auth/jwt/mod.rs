@@ -464,22 +464,16 @@ impl JwtVerifierBuilder {
     }
 }
 
-/// A JWKS URL must be `https`, or `http` on a loopback host.
-fn check_url(url: &str) -> Result<(), String> {
+/// A URL of the authorization server's (its JWKS, metadata or introspection endpoint) must be
+/// `https`, or `http` on a loopback host.
+pub(in crate::auth) fn check_url(url: &str) -> Result<(), String> {
     let parsed: http::Uri = url
         .parse()
         .map_err(|e| format!("`{url}` is not a URL: {e}"))?;
     let host = parsed.host().unwrap_or_default();
     match parsed.scheme_str() {
         Some("https") if !host.is_empty() => Ok(()),
-        Some("http")
-            if crate::net::is_loopback(host)
-                || host
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback()) =>
-        {
-            Ok(())
-        }
+        Some("http") if crate::net::is_loopback_host(host) => Ok(()),
         _ => Err(format!(
             "`{url}` must be an https URL (plain http only on a loopback host)"
         )),
