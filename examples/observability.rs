@@ -16,8 +16,8 @@
 //! (default `info,mcp_runtime=debug`); `--payloads` also records tool arguments and results on
 //! the spans.
 
-use mcp_runtime::dispatch::{McpRequest, Next, layer_fn};
 use mcp_runtime::layers::{AuditLog, RateLimit, ToolTimeout};
+use mcp_runtime::layers::{McpRequest, Next, layer_fn};
 use mcp_runtime::protocol::ToolAnnotations;
 use mcp_runtime::{
     Ask, Elicitation, FromContext, NoArguments, RequestContext, Rounds, Server, Step, Tool,

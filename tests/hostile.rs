@@ -1,5 +1,5 @@
 //! The hostile-input suite: generated hostile requests over real HTTP on 127.0.0.1 against the
-//! fixture server of `tests/pipeline_fixture` (tools, resources, templates, prompts,
+//! fixture server of `tests/common/pipeline_fixture.rs` (tools, resources, templates, prompts,
 //! completions, listen). Each must get its documented status and JSON-RPC error code, none a
 //! 5xx, no panic anywhere in the server (a panic hook counts them), and the server must answer
 //! a normal `tools/call` right after each one.
@@ -65,9 +65,8 @@
 //!   whole and served: 200.
 
 mod common;
-#[path = "pipeline_fixture/mod.rs"]
-mod fixture;
 
+use common::pipeline_fixture as fixture;
 use common::{HttpResponse, post, spawn_http_with, within};
 use mcp_runtime::HttpOptions;
 use mcp_runtime::protocol::Method;

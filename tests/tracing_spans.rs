@@ -3,10 +3,10 @@
 //! exchange, failed and rejected requests, a `traceparent` in `_meta`, and payloads only when
 //! opted in. `network.transport` of each transport, in both revisions.
 
-mod capture;
 mod common;
 
 use capture::{SpanRecord, Spans};
+use common::capture;
 use mcp_runtime::protocol::{CallToolResult, Content};
 use mcp_runtime::{
     Ask, Elicitation, NoArguments, RequestContext, Rounds, Server, Step, Tool, handler::ToolOutcome,

@@ -20,7 +20,7 @@
 // (SEP-2663). The requirement file lists them under `not_scored` (`reason: extension`), so the
 // suite's exit code ignores them; this scan holds them to the same bar as the rest. The suite
 // itself skips `tasks-status-notifications` (a SKIPPED check, which passes this scan; the
-// framework's own `tests/tasks.rs` covers `notifications/tasks`). Nothing is skipped here: there
+// framework's own `tests/suite/tasks.rs` covers `notifications/tasks`). Nothing is skipped here: there
 // is no expected-failures baseline.
 
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';

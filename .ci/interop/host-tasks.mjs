@@ -9,7 +9,7 @@
 // Usage: node host-tasks.mjs <http://127.0.0.1:PORT/mcp>
 // Exits non-zero, with the reason on stderr, on any error or unexpected result.
 // The part between the `guide:` markers is shown in the guide (mcp-runtime/src/guide/hosts.md,
-// section 12); tests/guide_hosts.rs checks that it is shown as it is here.
+// section 12); tests/suite/guide_hosts.rs checks that it is shown as it is here.
 
 // guide: start
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';

@@ -13,7 +13,7 @@ Usage: python host_tasks.py <http://127.0.0.1:PORT/mcp>
 
 Exits non-zero, with the reason on stderr, on any error or unexpected result. The part between
 the `guide:` markers is shown in the guide (mcp-runtime/src/guide/hosts.md, section 12);
-tests/guide_hosts.rs checks that it is shown as it is here.
+tests/suite/guide_hosts.rs checks that it is shown as it is here.
 """
 
 from __future__ import annotations

@@ -1139,7 +1139,8 @@ try {
     const serverReads = () => auditSince(apps, mark).filter((l) => l.startsWith("audit: resources/read "));
 
     // Denied: the person is shown the exact URI; nothing is sent; the view gets the refusal.
-    await frame.click("#guide");
+    // Clicked in the DOM, not at coordinates: the ask scrolled into view can leave the frame out of sight.
+    await frame.$eval("#guide", (b) => b.click());
     let ask = await waitAsk(page, "waiting", "resources/read");
     assert.equal(await page.$eval(`${ask} .ask-detail`, (n) => n.textContent), "board://guide");
     assert.match(await page.$eval(`${ask} .ask-text`, (n) => n.textContent), /asks to read a resource that is not a view/);
@@ -1157,7 +1158,7 @@ try {
     assert.deepEqual(serverReads(), [], "the server received no read");
 
     // Approved: read once, its answer to the view, which shows the guide.
-    await frame.click("#guide");
+    await frame.$eval("#guide", (b) => b.click());
     ask = await waitAsk(page, "waiting", "resources/read");
     await page.click(`${ask} [data-action="approve"]`);
     try {

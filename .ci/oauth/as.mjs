@@ -1,4 +1,4 @@
-// An OAuth 2.0 authorization server for tests/oauth_mounts.rs: oidc-provider (pinned in
+// An OAuth 2.0 authorization server for tests/oauth_mounts/: oidc-provider (pinned in
 // package-lock.json), on 127.0.0.1:PORT (0: any free port), issuing JWT access tokens (RFC 9068)
 // whose audience is the resource asked for (RFC 8707 resource indicators).
 //

@@ -1,4 +1,4 @@
-// An authorization server for tests/identity.rs: oidc-provider (pinned in package-lock.json), on
+// An authorization server for tests/suite/identity.rs: oidc-provider (pinned in package-lock.json), on
 // 127.0.0.1:PORT (0: any free port), issuing opaque or JWT access tokens (RFC 9068) whose
 // audience is the resource asked for (RFC 8707 resource indicators), with token introspection
 // (RFC 7662) and revocation (RFC 7009).

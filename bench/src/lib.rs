@@ -55,8 +55,8 @@ pub fn observed_server(what: &str) -> Result<mcp_runtime::Server, mcp_runtime::B
         .state_keys(key_ring());
     match what {
         "layer" => builder
-            .layer(mcp_runtime::dispatch::layer_fn(
-                |request, next: mcp_runtime::dispatch::Next| next.run(request),
+            .layer(mcp_runtime::layers::layer_fn(
+                |request, next: mcp_runtime::layers::Next| next.run(request),
             ))
             .build(),
         "idle-layer" => builder

@@ -284,7 +284,7 @@ pub fn app_sdk(url: Option<&str>) -> AppSdk {
 }
 
 /// The apps server, its views' SDK embedded.
-#[allow(dead_code)] // `tests/apps.rs` builds it; `main` takes `--app-sdk-url`.
+#[allow(dead_code)] // `tests/suite/apps.rs` builds it; `main` takes `--app-sdk-url`.
 pub fn build() -> Result<Server, BuildError> {
     builder(app_sdk(None)).build()
 }

@@ -1,6 +1,6 @@
 //! `test://` resources, a resource template, the prompts, and argument completion.
 
-use crate::content::PNG_BASE64;
+use super::content::PNG_BASE64;
 use mcp_runtime::protocol::{Content, PromptMessage, ResourceContents, Role};
 use mcp_runtime::{prompt, resource};
 

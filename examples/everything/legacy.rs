@@ -46,7 +46,7 @@ fn elicited(
 /// Logs three messages at the session's (or the request's) log level.
 #[tool]
 pub async fn test_tool_with_logging(logger: Logger) -> CallToolResult {
-    crate::content::log_three(logger.named("test_tool_with_logging")).await
+    super::content::log_three(logger.named("test_tool_with_logging")).await
 }
 
 /// Asks the client's model to answer `prompt` (sampling), then reports the answer.

@@ -8,7 +8,7 @@
 //! once the task runs appear in `tasks/get` as `input_required`; declared inputs (`#[elicit]`)
 //! are asked before the task starts, as an ordinary multi round-trip request.
 
-use crate::mrtr::NameForm;
+use super::mrtr::NameForm;
 use mcp_runtime::{
     Ask, CancellationToken, ElicitForm, Elicitation, McpError, Progress, Rounds, Step, tool,
 };

@@ -4,7 +4,7 @@
 //! async tool that reports progress and stops when cancelled, a typed `notes://{id}` template, a
 //! tags resource that is never served stale, a prompt, and a skill that tells agents how to use
 //! the tools (the skills extension, read from the folder `examples/notes/skills` at startup and
-//! watched for changes). Its tests (`tests/notes.rs`) drive it through the in-process
+//! watched for changes). Its tests (`tests/suite/notes.rs`) drive it through the in-process
 //! `TestClient`.
 //!
 //! Run: `cargo run --example notes` (HTTP on http://127.0.0.1:8000/mcp), or add

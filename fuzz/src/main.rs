@@ -1,12 +1,12 @@
 //! The AFL++ target of the request pipeline: each input is one message, run through
 //! `Server::handle_message` (decode → validate → route → encode) against the fixture server
-//! of `tests/pipeline_fixture`, and judged by the same oracle as `tests/fuzz_pipeline.rs`. A
-//! failed judgement panics, which AFL++ records as a crash.
+//! of `tests/common/pipeline_fixture.rs`, and judged by the same oracle as
+//! `tests/suite/fuzz_pipeline.rs`. A failed judgement panics, which AFL++ records as a crash.
 //!
 //! `pipeline seeds DIR` writes the seed requests to `DIR` (one file each) instead of fuzzing.
 //! The commands are in `fuzz/README.md`.
 
-#[path = "../../tests/pipeline_fixture/mod.rs"]
+#[path = "../../tests/common/pipeline_fixture.rs"]
 mod fixture;
 
 use std::panic::AssertUnwindSafe;

@@ -13,7 +13,7 @@ pub use crate::registry::{
     ResourceRead, ResourceTemplate, ResultView, Skills, TaskSupport, Tool, ToolCall, ToolOutcome,
     Visibility, parse_arguments,
 };
-pub use crate::skills::{EmbeddedFile, EmbeddedSkill};
+pub use crate::registry::{EmbeddedFile, EmbeddedSkill};
 pub use inventory;
 pub use schemars;
 pub use serde;

@@ -1,7 +1,7 @@
 //! # The guide: from `cargo new` to a deployed server
 //!
 //! Each section is a small, compiled example. `examples/notes` is a whole server written this
-//! way, with its tests in `tests/notes.rs`. Read the chapters in order:
+//! way, with its tests in `tests/suite/notes.rs`. Read the chapters in order:
 //!
 //! 1. [Writing a server](writing): setup, a tool and serving it, arguments, results and
 //!    errors, resources and prompts, skills, apps (sections 1–4).

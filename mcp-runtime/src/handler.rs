@@ -22,5 +22,4 @@ pub use crate::registry::{
     Arguments, BoxFuture, CompletionRequest, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
     IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive,
     PromptGet, PromptOutcome, ResourceOutcome, ResourceRead, ToolCall, ToolOutcome,
-    parse_arguments,
 };

@@ -18,10 +18,10 @@ mod seal;
 
 mod config;
 mod context;
-mod skills;
 
 mod registry;
 
+pub mod apps;
 pub mod handler;
 
 pub mod auth;
@@ -42,8 +42,8 @@ pub mod proxy;
 
 mod server;
 
-mod registry_entry;
 mod run;
+mod server_json;
 pub mod testing;
 
 pub mod guide;
@@ -66,13 +66,12 @@ pub use error::{BuildError, Error, McpError, SourceLocation};
 pub use mcp_runtime_macros::{ElicitForm, app_sdk, handlers, prompt, resource, skills, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
 pub use registry::{
-    AppPermissions, AppSdk, Completer, Csp, Json, NoArguments, PrimitiveKind, Prompt, Resource,
-    ResourceTemplate, ResultView, Skills, Structured, TaskSupport, Text, Tool, UiResource,
-    Visibility,
+    Completer, Json, NoArguments, PrimitiveKind, Prompt, Resource, ResourceTemplate, Skills,
+    Structured, TaskSupport, Text, Tool,
 };
-pub use registry_entry::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
 pub use run::RunMode;
-pub use server::{Server, ServerBuilder};
+pub use server::{LegacyOptions, Server, ServerBuilder, TaskOptions};
+pub use server_json::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
 pub use transport::http::HttpOptions;
 #[cfg(feature = "lambda")]
 #[doc(inline)]
@@ -87,24 +86,24 @@ pub use schemars;
 /// The `serde_json` this crate reads and writes JSON with.
 pub use serde_json;
 
-/// The macros' reference examples (`mcp-macros/doc/*.md`, the docs of [`tool`] and the rest),
+/// The macros' reference examples (`mcp-runtime-macros/doc/*.md`, the docs of [`tool`] and the rest),
 /// run as doctests of this crate, which re-exports the macros. The `skills!` one is a
 /// `standalone_crate`: its folder is relative to the file it is written in, which a merged
 /// doctest moves.
 #[cfg(doctest)]
 mod macro_reference {
-    #[doc = include_str!("../../mcp-macros/doc/tool.md")]
+    #[doc = include_str!("../../mcp-runtime-macros/doc/tool.md")]
     struct Tool;
-    #[doc = include_str!("../../mcp-macros/doc/resource.md")]
+    #[doc = include_str!("../../mcp-runtime-macros/doc/resource.md")]
     struct Resource;
-    #[doc = include_str!("../../mcp-macros/doc/prompt.md")]
+    #[doc = include_str!("../../mcp-runtime-macros/doc/prompt.md")]
     struct Prompt;
-    #[doc = include_str!("../../mcp-macros/doc/handlers.md")]
+    #[doc = include_str!("../../mcp-runtime-macros/doc/handlers.md")]
     struct Handlers;
-    #[doc = include_str!("../../mcp-macros/doc/elicit_form.md")]
+    #[doc = include_str!("../../mcp-runtime-macros/doc/elicit_form.md")]
     struct ElicitForm;
-    #[doc = include_str!("../../mcp-macros/doc/skills.md")]
+    #[doc = include_str!("../../mcp-runtime-macros/doc/skills.md")]
     struct Skills;
-    #[doc = include_str!("../../mcp-macros/doc/app_sdk.md")]
+    #[doc = include_str!("../../mcp-runtime-macros/doc/app_sdk.md")]
     struct AppSdk;
 }

@@ -23,9 +23,10 @@
 //! # let _ = server;
 //! ```
 
+pub use crate::apps::{AppSdk, Csp, UiResource};
 pub use crate::{
-    AppSdk, BuildError, Caller, CancellationToken, Csp, ElicitForm, Elicitation, Error,
-    HttpOptions, Json, Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource,
-    ResourceTemplate, Roots, RunMode, Sampled, Server, ServerBuilder, Skills, State, Structured,
-    Tool, UiResource, app_sdk, handlers, prompt, resource, skills, tool,
+    BuildError, Caller, CancellationToken, ElicitForm, Elicitation, Error, HttpOptions, Json,
+    Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots,
+    RunMode, Sampled, Server, ServerBuilder, Skills, State, Structured, Tool, app_sdk, handlers,
+    prompt, resource, skills, tool,
 };

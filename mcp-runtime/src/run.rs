@@ -2,8 +2,8 @@
 //! `--server-json` (print the server's MCP Registry entry and exit).
 
 use crate::error::Error;
-use crate::registry_entry::ServerJson;
 use crate::server::Server;
+use crate::server_json::ServerJson;
 use crate::transport::http::HttpOptions;
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -125,7 +125,7 @@ impl RunMode {
         // (name, takes a value) of everything this command line knows.
         let mut known: Vec<(&str, bool)> = vec![("--addr", true), ("--stdio", false)];
         known.push(("--server-json", false));
-        known.extend(crate::registry_entry::OPTIONS.iter().map(|o| (*o, true)));
+        known.extend(crate::server_json::OPTIONS.iter().map(|o| (*o, true)));
         known.extend(own.iter().map(|o| match o.split_once(' ') {
             Some((name, _)) => (name, true),
             None => (*o, false),

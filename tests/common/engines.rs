@@ -1,11 +1,7 @@
 //! Real engines for the scale-out tests: `redis-server` and `nginx` (with `deploy/nginx.conf`)
-//! as child processes on free loopback ports, stopped when dropped, and a reader of a response
-//! body that stays open (a listen stream, a session's GET stream).
+//! as child processes on free loopback ports, stopped when dropped. (A response body that stays
+//! open is read by [`super::sse::EventStream`].)
 
-use super::TIMEOUT;
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use serde_json::Value;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -151,112 +147,4 @@ pub fn nginx(instances: &[SocketAddr], dir: &Path) -> (Process, u16) {
         .expect("nginx is installed (Debian: apt-get install nginx-light)");
     wait_for_port(port);
     (Process(child), port)
-}
-
-/// A response whose body is read event by event as it comes.
-pub struct EventStream {
-    body: hyper::body::Incoming,
-    buffer: Vec<u8>,
-    conn: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for EventStream {
-    fn drop(&mut self) {
-        self.conn.abort();
-    }
-}
-
-/// Sends `method` to `http://{addr}/mcp` with `headers` and `body` on a connection of its own,
-/// and returns the response as soon as its head has come (its body still streaming), with the
-/// task that drives the connection (abort it to close the connection).
-pub async fn send_streaming(
-    addr: SocketAddr,
-    method: http::Method,
-    headers: &[(String, String)],
-    body: impl Into<Bytes>,
-) -> Result<
-    (
-        http::Response<hyper::body::Incoming>,
-        tokio::task::JoinHandle<()>,
-    ),
-    String,
-> {
-    let tcp = tokio::net::TcpStream::connect(addr)
-        .await
-        .map_err(|e| format!("connect: {e}"))?;
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
-            .await
-            .map_err(|e| format!("handshake: {e}"))?;
-    let conn = tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    let mut req = http::Request::builder()
-        .method(method)
-        .uri("/mcp")
-        .header("host", addr.to_string());
-    for (k, v) in headers {
-        req = req.header(k.as_str(), v.as_str());
-    }
-    let req = req
-        .body(Full::new(body.into()))
-        .map_err(|e| e.to_string())?;
-    match tokio::time::timeout(TIMEOUT, sender.send_request(req)).await {
-        Ok(Ok(resp)) => Ok((resp, conn)),
-        Ok(Err(e)) => Err(format!("request: {e}")),
-        Err(_) => Err("no response".to_owned()),
-    }
-}
-
-/// [`send_streaming`], for a response that must be 200: its body read event by event.
-pub async fn open_stream(
-    addr: SocketAddr,
-    method: http::Method,
-    headers: &[(String, String)],
-    body: impl Into<Bytes>,
-) -> Result<EventStream, String> {
-    let (resp, conn) = send_streaming(addr, method, headers, body).await?;
-    if resp.status() != http::StatusCode::OK {
-        conn.abort();
-        return Err(format!("status {}", resp.status()));
-    }
-    Ok(EventStream::new(resp, conn))
-}
-
-impl EventStream {
-    /// The body of `resp` read event by event, `conn` driving its connection (as
-    /// [`send_streaming`] returns them), whatever its status.
-    pub fn new(
-        resp: http::Response<hyper::body::Incoming>,
-        conn: tokio::task::JoinHandle<()>,
-    ) -> EventStream {
-        EventStream {
-            body: resp.into_body(),
-            buffer: Vec::new(),
-            conn,
-        }
-    }
-
-    /// The next event's JSON data; `None` when the stream ended or broke.
-    pub async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
-                let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
-                let text = String::from_utf8_lossy(&event);
-                let data: Vec<&str> = text
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:").map(str::trim_start))
-                    .filter(|d| !d.is_empty())
-                    .collect();
-                if data.is_empty() {
-                    continue;
-                }
-                return serde_json::from_str(&data.join("\n")).ok();
-            }
-            let frame = self.body.frame().await?.ok()?;
-            if let Ok(data) = frame.into_data() {
-                self.buffer.extend_from_slice(&data);
-            }
-        }
-    }
 }

@@ -7,11 +7,10 @@
 //!
 //! Needs Node and `npm ci --prefix .ci/oauth`; `MCP_SKIP_OAUTH=1` skips the tests.
 
-mod authority;
 #[path = "../common/mod.rs"]
 mod common;
 
-use authority::*;
+use common::authority::*;
 
 use common::recorded::serve_on;
 use common::within;

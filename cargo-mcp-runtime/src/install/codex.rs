@@ -1,7 +1,7 @@
 //! A server's entry in Codex's `config.toml` (`[mcp_servers.NAME]`), edited in place: comments,
 //! order and the other tables stay as they were.
 
-use super::{Edited, Entry};
+use super::entry::{Edited, Entry};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 
 /// The entry as Codex reads it: `command`, `args`, `env`; or `url` and

@@ -14,7 +14,7 @@
 //! named by the upper-cased key first, then the keyring (or `secrets.yaml` with the keyring
 //! off). So the entry names the variable in `env_keys` and the header says `${NAME}`.
 
-use super::{Edited, Entry};
+use super::entry::{Edited, Entry};
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// How long Goose waits on the server (seconds), as Goose itself writes it.

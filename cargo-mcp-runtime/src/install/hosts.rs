@@ -1,7 +1,7 @@
 //! The hosts `install` writes for: where each keeps its configuration, under which key its
 //! servers are, and the shape of one entry (each host's documented format).
 
-use super::Entry;
+use super::entry::Entry;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 

@@ -2,8 +2,8 @@
 //! a concrete syntax tree, so its comments (VS Code's files are JSONC), order, spacing and every
 //! other entry stay byte for byte.
 
+use super::entry::{Edited, Entry};
 use super::hosts::{Host, Scope};
-use super::{Edited, Entry};
 use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use serde_json::Value;

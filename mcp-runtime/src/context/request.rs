@@ -58,8 +58,8 @@ pub(crate) struct ContextInner {
 
 impl ContextInner {
     /// Whose share of the server's pools this request draws on.
-    pub(crate) fn share_key(&self) -> Option<super::ShareKey> {
-        super::ShareKey::of(self.caller.as_deref(), self.client)
+    pub(crate) fn share_key(&self) -> Option<super::caller::ShareKey> {
+        super::caller::ShareKey::of(self.caller.as_deref(), self.client)
     }
 
     /// The request's token, made now if nobody asked for it before.

@@ -9,7 +9,7 @@
 use super::panic::catch_panic;
 use crate::context::{Caller, RequestContext};
 use crate::error::McpError;
-use crate::protocol::{ClientParams, ClientRequest};
+use crate::protocol::{ClientRequest, Named};
 use crate::registry::{
     AccessCheck, AccessRequest, Arguments, BoxFuture, Denied, PrimitiveKind, Purpose, Registry,
     Requirement,
@@ -51,20 +51,22 @@ pub(super) struct Target {
 /// The scopes `request` needs (for the challenge of a request that came without a token): those
 /// of the tool, resource, template, prompt or skill it names (a skill's for `skills/get` and for
 /// `resources/directory/read` of a folder inside it); none when it names none.
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
 pub(super) fn scopes_needed(reg: &Registry, request: &ClientRequest<'_>) -> Vec<String> {
-    let access = match &request.params {
-        ClientParams::ToolsCall(p) => reg
-            .tool_index
-            .get(&p.name)
-            .map(|&i| &reg.tools[i].tool.access),
-        ClientParams::PromptsGet(p) => reg
+    let (Ok(method), Some(name)) = (request.method(), request.primitive_name()) else {
+        return Vec::new();
+    };
+    let access = match method.names() {
+        Some(Named::Tool) => reg.tool_index.get(name).map(|&i| &reg.tools[i].tool.access),
+        Some(Named::Prompt) => reg
             .prompt_index
-            .get(&p.name)
+            .get(name)
             .map(|&i| &reg.prompts[i].prompt.access),
-        ClientParams::ResourcesRead(p) => reg.read_access(&p.uri),
-        ClientParams::SkillsGet(p) => reg.skills.get_access(&p.uri),
-        ClientParams::ResourcesDirectoryRead(p) => reg.skills.directory_access(&p.uri),
-        _ => None,
+        Some(Named::Resource) => reg.read_access(name),
+        Some(Named::Skill) => reg.skills.get_access(name),
+        Some(Named::SkillDirectory) => reg.skills.directory_access(name),
+        // A task is its creator's, whatever the scopes: none names it.
+        Some(Named::Task) | None => None,
     };
     access.map(|a| a.scopes.clone()).unwrap_or_default()
 }

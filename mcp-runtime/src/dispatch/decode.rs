@@ -4,13 +4,13 @@
 //! Two readers produce the same [`ClientRequest`]: a one-pass reader for a well-formed
 //! `tools/call` (the hot path: envelope, `_meta` and params in one serde pass), and the general
 //! reader for everything else, which also decides which error a malformed message gets.
-//! `tests/http_pipeline.rs` feeds both the same bodies and requires the same result.
+//! `tests/suite/http_pipeline.rs` feeds both the same bodies and requires the same result.
 
 use super::encode::Rejection;
 use crate::error::McpError;
 use crate::protocol::{
     CallToolRequestParams, ClientMessage, ClientNotification, ClientParams, ClientRequest, Method,
-    NamedBy, RequestId, RequestMeta, codes, for_each_method,
+    Named, RequestId, RequestMeta, codes, for_each_method,
 };
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -331,6 +331,7 @@ for_each_method!(params_reader);
 /// Params read as their method's shape, or else [`ClientParams::Malformed`] naming what is
 /// wrong: `params` that are no object, or a malformed `_meta`, are refused now; anything else
 /// waits for the checks every request passes first.
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
 fn malformed_unless_read<'a>(
     method: Method,
     params: Option<&'a RawValue>,
@@ -340,10 +341,11 @@ fn malformed_unless_read<'a>(
         Ok(read) => Ok(read),
         Err(reason) => {
             let head = read_head(params)?;
-            let name = match method.named_by() {
-                Some(NamedBy::Uri) => head.uri,
-                Some(NamedBy::TaskId) => head.task_id,
-                _ => head.name,
+            let name = match method.names() {
+                Some(Named::Tool | Named::Prompt) => head.name,
+                Some(Named::Resource | Named::Skill | Named::SkillDirectory) => head.uri,
+                Some(Named::Task) => head.task_id,
+                None => None,
             };
             let name = match name {
                 Some(Value::String(s)) => Some(s),

@@ -4,11 +4,13 @@
 //! `_meta` of its results, a request's context, and whether a caller may read a resource.
 //!
 //! Stages and families import this module; it imports none of them (only `authorize`,
-//! `decode`, `layer` and `slots`, which import nothing of dispatch but each other's types).
+//! `decode`, `layer`, `mounted` and `slots`, which import nothing of dispatch but each other's
+//! types).
 
 use super::authorize;
 use super::decode;
 use super::layer::Layers;
+use super::mounted::{CallerViews, RelayedTasks};
 use super::slots::Slots;
 use crate::bus::ChangeBus;
 use crate::config::Config;
@@ -16,8 +18,8 @@ use crate::context::{Caller, ContextInner, Notifier, StateMap};
 use crate::error::McpError;
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{
-    ClientMessage, ClientRequest, DiscoverResult, ListCapability, Method, RequestId, RequestMeta,
-    ResourcesCapability, ResultMeta, ResultType, SKILLS_EXTENSION, ServerCapabilities,
+    ClientMessage, ClientRequest, DiscoverResult, ListCapability, Method, Offer, RequestId,
+    RequestMeta, ResourcesCapability, ResultMeta, ResultType, SKILLS_EXTENSION, ServerCapabilities,
     TASKS_EXTENSION, UI_EXTENSION,
 };
 use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
@@ -56,10 +58,10 @@ pub(crate) struct Dispatcher {
     /// The layers around every call, outermost first.
     pub(crate) layers: Layers,
     /// What answers for the tasks of servers this one relays (set once, by mounts).
-    pub(crate) relayed_tasks: std::sync::OnceLock<Arc<dyn super::families::tasks::RelayedTasks>>,
+    pub(crate) relayed_tasks: std::sync::OnceLock<Arc<dyn RelayedTasks>>,
     /// What fetches the views of a caller of mounts that pass its token on (set once, by
     /// mounts).
-    pub(crate) caller_views: std::sync::OnceLock<Arc<dyn super::CallerViews>>,
+    pub(crate) caller_views: std::sync::OnceLock<Arc<dyn CallerViews>>,
 }
 
 /// What a transport knows of a message beyond its bytes.
@@ -111,6 +113,14 @@ pub(crate) trait TransportChecks {
 }
 
 impl Dispatcher {
+    /// What to wait for before `caller`'s request is handled ([`CallerViews::ready`]).
+    pub(crate) fn views_ready(
+        &self,
+        caller: Option<&Arc<Caller>>,
+    ) -> Option<crate::registry::BoxFuture<'static, ()>> {
+        self.caller_views.get()?.ready(caller)
+    }
+
     /// The registry snapshot requests are served from now.
     pub(crate) fn registry(&self) -> Arc<Registry> {
         self.catalog.snapshot()
@@ -125,16 +135,15 @@ impl Dispatcher {
                 list_changed: cfg.list_changed.then_some(true),
             })
         };
+        let offers = |offer| offers(cfg, &reg, offer);
         let mut caps = ServerCapabilities {
-            tools: list(!reg.tools.is_empty()),
-            prompts: list(!reg.prompts.is_empty()),
-            resources: (!reg.resources.is_empty() || !reg.templates.is_empty()).then(|| {
-                ResourcesCapability {
-                    subscribe: cfg.resource_subscribe.then_some(true),
-                    list_changed: cfg.list_changed.then_some(true),
-                }
+            tools: list(offers(Offer::Tools)),
+            prompts: list(offers(Offer::Prompts)),
+            resources: offers(Offer::Resources).then(|| ResourcesCapability {
+                subscribe: cfg.resource_subscribe.then_some(true),
+                list_changed: cfg.list_changed.then_some(true),
             }),
-            completions: reg.has_completions().then(Map::new),
+            completions: offers(Offer::Completions).then(Map::new),
             logging: cfg.logging.then(Map::new),
             ..ServerCapabilities::default()
         };
@@ -146,13 +155,13 @@ impl Dispatcher {
                 .get_or_insert_with(Map::new)
                 .insert(UI_EXTENSION.into(), Value::Object(Map::new()));
         }
-        if reg.has_skills() {
+        if offers(Offer::Skills) {
             let settings = serde_json::json!({ "directoryRead": true });
             caps.extensions
                 .get_or_insert_with(Map::new)
                 .insert(SKILLS_EXTENSION.into(), settings);
         }
-        if reg.has_tasks() {
+        if offers(Offer::Tasks) {
             caps.extensions
                 .get_or_insert_with(Map::new)
                 .insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
@@ -252,5 +261,21 @@ impl Dispatcher {
             authorize::Follow::Ask(asking) => asking,
         };
         asking.await
+    }
+}
+
+/// Whether the server offers `offer`: the one answer both validation (without building the
+/// capabilities: no allocation on the request path) and [`Dispatcher::capabilities`] read.
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
+pub(super) fn offers(cfg: &Config, reg: &Registry, offer: Offer) -> bool {
+    match offer {
+        Offer::Always => true,
+        Offer::Tools => !reg.tools.is_empty(),
+        Offer::Resources => !reg.resources.is_empty() || !reg.templates.is_empty(),
+        Offer::Prompts => !reg.prompts.is_empty(),
+        Offer::Completions => reg.has_completions(),
+        Offer::Listen => cfg.list_changed || cfg.resource_subscribe || reg.has_tasks(),
+        Offer::Tasks => reg.has_tasks(),
+        Offer::Skills => reg.has_skills(),
     }
 }

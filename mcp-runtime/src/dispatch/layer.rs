@@ -15,7 +15,7 @@ use super::encode::Response;
 use super::panic::{catch_panic, panic_message};
 use crate::context::{Caller, RequestContext};
 use crate::error::McpError;
-use crate::protocol::{CallToolResult, Method, RequestId, ResultMeta, ToolInfo};
+use crate::protocol::{CallToolResult, Method, Named, RequestId, ResultMeta, ToolInfo};
 use crate::registry::{Arguments, BoxFuture, ToolEntry};
 use serde::Serialize;
 use std::future::Future;
@@ -36,7 +36,7 @@ pub type LayerResult = Result<Response, McpError>;
 /// pays nothing for the chain.
 ///
 /// ```
-/// use mcp_runtime::dispatch::{Layer, LayerResult, McpRequest, Next};
+/// use mcp_runtime::layers::{Layer, LayerResult, McpRequest, Next};
 /// use mcp_runtime::{handler::BoxFuture, McpError};
 ///
 /// /// Refuses tools whose annotations say they are destructive.
@@ -70,7 +70,7 @@ pub trait Layer: Send + Sync + 'static {
     /// Default: every request.
     ///
     /// ```
-    /// use mcp_runtime::dispatch::{Layer, LayerResult, McpRequest, Next};
+    /// use mcp_runtime::layers::{Layer, LayerResult, McpRequest, Next};
     /// use mcp_runtime::protocol::Method;
     /// use mcp_runtime::handler::BoxFuture;
     ///
@@ -102,7 +102,7 @@ pub trait Layer: Send + Sync + 'static {
 /// A layer made of an `async` function or closure, like axum's `middleware::from_fn`.
 ///
 /// ```
-/// use mcp_runtime::dispatch::{McpRequest, Next, layer_fn};
+/// use mcp_runtime::layers::{McpRequest, Next, layer_fn};
 ///
 /// let log = layer_fn(|request: McpRequest, next: Next| async move {
 ///     let method = request.method();
@@ -146,7 +146,7 @@ pub(crate) type Layers = Arc<[Arc<dyn Layer>]>;
 /// input is moved into it, and its notifications and sealed states belong to one run).
 ///
 /// ```
-/// use mcp_runtime::dispatch::{McpRequest, Next, layer_fn};
+/// use mcp_runtime::layers::{McpRequest, Next, layer_fn};
 /// // Keep what the answer needs before `run` takes the request.
 /// let layer = layer_fn(|request: McpRequest, next: Next| async move {
 ///     let name = request.name().map(str::to_owned);
@@ -221,7 +221,7 @@ impl Next {
 /// Cheap to clone.
 ///
 /// ```
-/// use mcp_runtime::dispatch::{McpRequest, Next, layer_fn};
+/// use mcp_runtime::layers::{McpRequest, Next, layer_fn};
 /// use mcp_runtime::protocol::Method;
 /// // Only callers with the `tools:call` scope may call tools.
 /// let scoped = layer_fn(|request: McpRequest, next: Next| async move {
@@ -339,7 +339,7 @@ impl McpRequest {
     /// An answer with `result` (serialized as it is: set its `resultType`).
     ///
     /// ```
-    /// # fn demo(request: mcp_runtime::dispatch::McpRequest) {
+    /// # fn demo(request: mcp_runtime::layers::McpRequest) {
     /// use mcp_runtime::protocol::{Content, GetPromptResult};
     /// let cached = GetPromptResult::new(vec![]);
     /// let response = request.reply(&cached);
@@ -363,13 +363,14 @@ impl McpRequest {
         let method = self.method();
         let name = self.name().unwrap_or_default();
         tracing::error!(layer = %layer, method = %method, panic = %msg, "layer panicked");
-        match method {
-            Method::ToolsCall => Ok(self.tool_error(format!(
+        // A tool's failure is a result the model reads; any other method's is an error.
+        if method.names() == Some(Named::Tool) {
+            return Ok(self.tool_error(format!(
                 "Tool `{name}` failed unexpectedly (a layer panicked)."
-            ))),
-            _ => Err(McpError::internal(format!(
-                "{method} failed unexpectedly (a layer panicked)."
-            ))),
+            )));
         }
+        Err(McpError::internal(format!(
+            "{method} failed unexpectedly (a layer panicked)."
+        )))
     }
 }

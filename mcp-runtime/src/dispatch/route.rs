@@ -9,21 +9,21 @@
 use super::call::{Call, Pending};
 use super::dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 use super::encode::Response;
-use super::families::{complete, listen, lists, prompts, resources, skills, tasks, tools};
+use super::families::tasks::{self, TaskMethod};
+use super::families::{complete, listen, lists, prompts, resources, skills, tools};
 use super::layer::{LayerResult, McpRequest, Next, RequestParts};
 use super::metrics::Labels;
 use super::observe::Observation;
 use super::trace;
-use super::validate::Validated;
-use super::work::{Prepared, Work};
+use super::work::{Prepared, Validated, Work};
 use crate::config::Config;
 use crate::context::{Notifier, RequestContext, RequestTrace, notification_queue};
 use crate::error::McpError;
 use crate::protocol::{
-    CallToolRequestParams, ClientParams, ClientRequest, GetPromptRequestParams, LoggingLevel,
-    Method, ReadResourceRequestParams, RequestId,
+    CallToolRequestParams, GetPromptRequestParams, KnownParams, LoggingLevel, Method, Named,
+    ReadResourceRequestParams, RequestId,
 };
-use crate::registry::Registry;
+use crate::registry::{PrimitiveKind, Registry};
 use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
@@ -33,25 +33,19 @@ use tracing::Instrument;
 /// Serves a [`Validated`] request (read at `read_at` when metrics are on).
 pub(super) fn route(
     d: &Arc<Dispatcher>,
-    request: ClientRequest<'_>,
-    validated: Validated,
+    request: Validated<'_>,
     reg: &Arc<Registry>,
     ingress: Ingress<'_>,
     read_at: Option<Instant>,
 ) -> Call {
-    let method = validated.method();
+    let method = request.method;
     let cfg = &d.config;
-    let span = match &request.meta {
-        Some(meta) => trace::request_span(
-            &request,
-            method,
-            meta,
-            ingress.transport.map(Transport::network_transport),
-            ingress.client,
-            cfg.trace_payloads,
-        ),
-        None => tracing::Span::none(),
-    };
+    let span = trace::request_span(
+        &request,
+        ingress.transport.map(Transport::network_transport),
+        ingress.client,
+        cfg.trace_payloads,
+    );
     let trace = RequestTrace::new(&span);
     let mut observe = match trace.is_some() || cfg.metrics {
         true => observe(
@@ -67,9 +61,11 @@ pub(super) fn route(
     // Layers run only when one of them wants this request; they see the name as sent.
     let sent_name = match d.layers.is_empty() {
         true => None,
-        false => wanted_by_layers(d, method, request.primitive_name()),
+        false => wanted_by_layers(d, method, request.params.named()),
     };
-    let ClientRequest { id, meta, params } = request;
+    let Validated {
+        id, meta, params, ..
+    } = request;
     let payloads = cfg.trace_payloads;
     let early = |e: McpError, observe: Option<Box<Observation>>| {
         trace::failed(&e, payloads);
@@ -78,11 +74,6 @@ pub(super) fn route(
             observe.finish(&response, None);
         }
         Call::ready(Some(id.clone()), response)
-    };
-    let Some(meta) = meta else {
-        // Validation refused it already.
-        let e = McpError::invalid_params("Invalid params: `params._meta` is missing");
-        return early(e, observe);
     };
     let log_level = match meta.log_level.as_deref().map(str::parse::<LoggingLevel>) {
         None => None,
@@ -122,10 +113,11 @@ pub(super) fn route(
     };
     let request = cx.inner.clone();
     let layered = sent_name.is_some().then(|| cx.clone());
-    let timeout = match method {
-        Method::Listen => None,
-        _ => cfg.limits.request_timeout,
-    };
+    // A listen stream lasts as long as the client wants it.
+    let timeout = cfg
+        .limits
+        .request_timeout
+        .filter(|_| method != Method::Listen);
     if let Some(view_cx) = layered {
         // With layers: the request is prepared now, its handler runs inside the chain.
         let prepared = prepare(d, params, cx, reg, ingress.checks);
@@ -145,7 +137,7 @@ pub(super) fn route(
         return Call::new(id, rx, Some(pending), None, request, observe);
     }
     if let Some(observe) = &mut observe {
-        name_registered(observe, &params, reg);
+        name_registered(observe, method, &params, reg);
     }
     let work = match start(d, params, cx, reg, ingress.checks) {
         Ok(Work::Ready(response)) => {
@@ -206,15 +198,15 @@ fn observe(
 /// request and starts its handler otherwise (the hot families in one step each).
 fn start(
     d: &Arc<Dispatcher>,
-    params: ClientParams<'_>,
+    params: KnownParams<'_>,
     cx: RequestContext,
     reg: &Arc<Registry>,
     checks: Option<&dyn TransportChecks>,
 ) -> Result<Work, McpError> {
     match params {
-        ClientParams::ToolsCall(p) => start_tool_call(d, reg, p, cx, checks),
-        ClientParams::ResourcesRead(p) => start_read(d, reg, p, cx),
-        ClientParams::PromptsGet(p) => start_prompt(d, reg, p, cx),
+        KnownParams::ToolsCall(p) => start_tool_call(d, reg, p, cx, checks),
+        KnownParams::ResourcesRead(p) => start_read(d, reg, p, cx),
+        KnownParams::PromptsGet(p) => start_prompt(d, reg, p, cx),
         other => invoke(d, prepare(d, other, cx, reg, checks)?),
     }
 }
@@ -263,42 +255,37 @@ fn start_prompt(
 
 /// Prepares the method in its family: answers what needs no handler, finds the primitive
 /// and checks and owns its input otherwise.
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
 fn prepare(
     d: &Arc<Dispatcher>,
-    params: ClientParams<'_>,
+    params: KnownParams<'_>,
     cx: RequestContext,
     reg: &Arc<Registry>,
     checks: Option<&dyn TransportChecks>,
 ) -> Result<Prepared, McpError> {
     Ok(match params {
-        ClientParams::Discover => lists::discover(d, &cx),
-        ClientParams::ToolsList(p) => lists::prepare(d, reg, Method::ToolsList, &cx, p)?,
-        ClientParams::ResourcesList(p) => lists::prepare(d, reg, Method::ResourcesList, &cx, p)?,
-        ClientParams::ResourceTemplatesList(p) => {
-            lists::prepare(d, reg, Method::ResourceTemplatesList, &cx, p)?
+        KnownParams::Discover => lists::discover(d, &cx),
+        KnownParams::ToolsList(p) => lists::prepare(d, reg, PrimitiveKind::Tool, &cx, p)?,
+        KnownParams::ResourcesList(p) => lists::prepare(d, reg, PrimitiveKind::Resource, &cx, p)?,
+        KnownParams::ResourceTemplatesList(p) => {
+            lists::prepare(d, reg, PrimitiveKind::ResourceTemplate, &cx, p)?
         }
-        ClientParams::PromptsList(p) => lists::prepare(d, reg, Method::PromptsList, &cx, p)?,
-        ClientParams::SkillsList(p) => lists::prepare(d, reg, Method::SkillsList, &cx, p)?,
-        ClientParams::SkillsGet(p) => skills::get(d, reg, p, cx)?,
-        ClientParams::ResourcesDirectoryRead(p) => skills::read_directory(d, reg, p, cx)?,
-        ClientParams::ToolsCall(p) => tools::prepare(d, reg, p, cx, checks)?,
-        ClientParams::ResourcesRead(p) => resources::prepare(d, reg, p, cx)?,
-        ClientParams::PromptsGet(p) => prompts::prepare(d, reg, p, cx)?,
-        ClientParams::Complete(p) => complete::prepare(d, reg, p, cx)?,
-        ClientParams::Listen(p) => listen::prepare(p, cx),
-        ClientParams::TasksGet(p) => tasks::prepare(d, Method::TasksGet, p.task_id, None, cx)?,
-        ClientParams::TasksCancel(p) => {
-            tasks::prepare(d, Method::TasksCancel, p.task_id, None, cx)?
+        KnownParams::PromptsList(p) => lists::prepare(d, reg, PrimitiveKind::Prompt, &cx, p)?,
+        KnownParams::SkillsList(p) => lists::prepare(d, reg, PrimitiveKind::Skill, &cx, p)?,
+        KnownParams::SkillsGet(p) => skills::get(d, reg, p, cx)?,
+        KnownParams::ResourcesDirectoryRead(p) => skills::read_directory(d, reg, p, cx)?,
+        KnownParams::ToolsCall(p) => tools::prepare(d, reg, p, cx, checks)?,
+        KnownParams::ResourcesRead(p) => resources::prepare(d, reg, p, cx)?,
+        KnownParams::PromptsGet(p) => prompts::prepare(d, reg, p, cx)?,
+        KnownParams::Complete(p) => complete::prepare(d, reg, p, cx)?,
+        KnownParams::Listen(p) => listen::prepare(p, cx),
+        KnownParams::TasksGet(p) => tasks::prepare(d, TaskMethod::Get, p.task_id, cx)?,
+        KnownParams::TasksCancel(p) => tasks::prepare(d, TaskMethod::Cancel, p.task_id, cx)?,
+        KnownParams::TasksUpdate(p) => {
+            let answers = TaskMethod::Update(tasks::read_answers(&p));
+            tasks::prepare(d, answers, p.task_id, cx)?
         }
-        ClientParams::TasksUpdate(p) => {
-            let answers = tasks::read_answers(&p);
-            tasks::prepare(d, Method::TasksUpdate, p.task_id, Some(answers), cx)?
-        }
-        ClientParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
-        ClientParams::Unknown { method, .. } => {
-            // Validation refused it already.
-            return Err(McpError::method_not_found(&method));
-        }
+        KnownParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
     })
 }
 
@@ -416,18 +403,30 @@ where
 }
 
 /// Names the primitive in the metrics' labels when it is registered, before the request is
-/// served without layers.
-fn name_registered(observe: &mut Observation, params: &ClientParams<'_>, reg: &Registry) {
-    match params {
-        ClientParams::ToolsCall(p) => {
-            if let Some(&i) = reg.tool_index.get(&p.name) {
+/// served without layers (tools and prompts only: resource URIs are too many).
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
+fn name_registered(
+    observe: &mut Observation,
+    method: Method,
+    params: &KnownParams<'_>,
+    reg: &Registry,
+) {
+    let Some(name) = params.named() else {
+        return;
+    };
+    match method.names() {
+        Some(Named::Tool) => {
+            if let Some(&i) = reg.tool_index.get(name) {
                 observe.set_primitive("gen_ai.tool.name", reg.tools[i].name.clone());
             }
         }
-        ClientParams::PromptsGet(p) if reg.prompt_index.contains_key(&p.name) => {
-            observe.set_primitive("gen_ai.prompt.name", Arc::from(p.name.as_str()));
+        Some(Named::Prompt) if reg.prompt_index.contains_key(name) => {
+            observe.set_primitive("gen_ai.prompt.name", Arc::from(name));
         }
-        _ => {}
+        Some(
+            Named::Prompt | Named::Resource | Named::Skill | Named::SkillDirectory | Named::Task,
+        )
+        | None => {}
     }
 }
 

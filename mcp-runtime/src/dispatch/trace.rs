@@ -18,10 +18,9 @@
 //! check and no field is computed. Argument values and results are recorded only when the
 //! server opts in (`ServerBuilder::trace_payloads`).
 
+use super::work::Validated;
 use crate::error::McpError;
-use crate::protocol::{
-    ClientParams, ClientRequest, Method, RequestId, RequestMeta, TRACEPARENT_KEY, TraceContext,
-};
+use crate::protocol::{KnownParams, Method, RequestId, RequestMeta, TRACEPARENT_KEY, TraceContext};
 use std::fmt;
 use tracing::Span;
 use tracing::field::Empty;
@@ -30,13 +29,12 @@ use tracing::field::Empty;
 /// computed inside the macro, so only when a subscriber records the span, and given when the
 /// span is made (a later `record` costs a subscriber more).
 pub(super) fn request_span(
-    request: &ClientRequest<'_>,
-    method: Method,
-    meta: &RequestMeta,
+    request: &Validated<'_>,
     transport: Option<&'static str>,
     client: Option<crate::net::ClientNet>,
     payloads: bool,
 ) -> Span {
+    let (method, meta) = (request.method, &*request.meta);
     let span = tracing::info_span!(
         target: "mcp_runtime::request",
         "mcp.request",
@@ -66,22 +64,21 @@ pub(super) fn request_span(
     span
 }
 
-/// The primitive a request of `method` names (as sent).
-fn named<'r>(request: &'r ClientRequest<'_>, method: Method) -> Option<&'r str> {
-    match &request.params {
-        ClientParams::ToolsCall(p) if method == Method::ToolsCall => Some(&p.name),
-        ClientParams::PromptsGet(p) if method == Method::PromptsGet => Some(&p.name),
-        ClientParams::ResourcesRead(p) if method == Method::ResourcesRead => Some(&p.uri),
-        _ => None,
-    }
+/// What a request names (as sent) when it is a request of `method` whose params were read
+/// (a malformed request's name is not traced).
+fn named<'r>(request: &'r Validated<'_>, method: Method) -> Option<&'r str> {
+    let read = !matches!(request.params, KnownParams::Malformed { .. });
+    (read && request.method == method)
+        .then(|| request.params.named())
+        .flatten()
 }
 
 /// The arguments' JSON text of a `tools/call`.
-fn arguments<'r>(request: &'r ClientRequest<'_>) -> Option<&'r str> {
-    match &request.params {
-        ClientParams::ToolsCall(p) => Some(p.arguments.map_or("{}", |a| a.get())),
-        _ => None,
-    }
+fn arguments<'r>(request: &'r Validated<'_>) -> Option<&'r str> {
+    let KnownParams::ToolsCall(p) = &request.params else {
+        return None;
+    };
+    Some(p.arguments.map_or("{}", |a| a.get()))
 }
 
 /// The `traceparent` of `_meta`, when it is a valid one.
@@ -198,12 +195,8 @@ pub(super) fn failed(error: &McpError, payloads: bool) {
 }
 
 /// The primitive named in the span name: a tool or a prompt (low cardinality), never a URI.
-fn span_target<'r>(request: &'r ClientRequest<'_>) -> Option<&'r str> {
-    match &request.params {
-        ClientParams::ToolsCall(p) => Some(&p.name),
-        ClientParams::PromptsGet(p) => Some(&p.name),
-        _ => None,
-    }
+fn span_target<'r>(request: &'r Validated<'_>) -> Option<&'r str> {
+    named(request, Method::ToolsCall).or_else(|| named(request, Method::PromptsGet))
 }
 
 /// `{mcp.method.name} {target}`, written only when a subscriber reads it.

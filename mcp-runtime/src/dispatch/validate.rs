@@ -4,42 +4,68 @@
 //!
 //! It reads the server's configuration and registry only: it imports no other stage.
 
-use super::dispatcher::TransportChecks;
+use super::dispatcher::{TransportChecks, offers};
+use super::work::Validated;
 use crate::config::Config;
 use crate::error::McpError;
 use crate::protocol::{ClientRequest, LATEST_PROTOCOL_VERSION, Method, codes};
 use crate::registry::Registry;
 
-/// A request that passed validation: its method exists in this revision and is advertised.
-/// Only [`validate`] makes one (its field is private), and `route` serves only what it is given
-/// one for.
-#[derive(Debug)]
-pub(super) struct Validated {
-    method: Method,
+/// A request refused by validation, given back with the error (for the log and the metrics).
+pub(super) type Refused<'a> = Box<(ClientRequest<'a>, McpError)>;
+
+/// Runs the checks; the [`Validated`] request when it passes them, typed so that routing
+/// checks nothing again.
+pub(super) fn validate<'a>(
+    cfg: &Config,
+    reg: &Registry,
+    request: ClientRequest<'a>,
+    transport: Option<&dyn TransportChecks>,
+) -> Result<Validated<'a>, Refused<'a>> {
+    let method = match check(cfg, reg, &request, transport) {
+        Ok(method) => method,
+        Err(error) => return Err(Box::new((request, error))),
+    };
+    let ClientRequest { id, meta, params } = request;
+    // `check` refused an unknown method and an absent `_meta` already: these only turn what it
+    // saw into types.
+    let Some(meta) = meta else {
+        let error = McpError::invalid_params("Invalid params: `params._meta` is missing");
+        return Err(Box::new((ClientRequest { id, meta, params }, error)));
+    };
+    let params = match params.known() {
+        Ok(params) => params,
+        Err(params) => {
+            let request = ClientRequest {
+                id,
+                meta: Some(meta),
+                params,
+            };
+            let error = McpError::method_not_found(request.method_name());
+            return Err(Box::new((request, error)));
+        }
+    };
+    Ok(Validated {
+        id,
+        meta,
+        method,
+        params,
+    })
 }
 
-impl Validated {
-    /// The request's method, known and advertised.
-    #[inline(always)]
-    pub(super) fn method(&self) -> Method {
-        self.method
-    }
-}
-
-/// Runs the checks; the [`Validated`] request when it passes them.
-pub(super) fn validate(
+/// The checks, in order; the method when they pass.
+fn check(
     cfg: &Config,
     reg: &Registry,
     request: &ClientRequest<'_>,
     transport: Option<&dyn TransportChecks>,
-) -> Result<Validated, McpError> {
+) -> Result<Method, McpError> {
     meta(request)?;
     if let Some(transport) = transport {
         transport.check_request(request)?;
     }
     version(cfg, request)?;
-    let method = method(cfg, reg, request)?;
-    Ok(Validated { method })
+    method(cfg, reg, request)
 }
 
 /// The required `_meta` fields (`-32602`).
@@ -121,19 +147,8 @@ fn method(cfg: &Config, reg: &Registry, request: &ClientRequest<'_>) -> Result<M
     }
 }
 
-/// Whether the capability `method` belongs to is advertised. Mirrors
-/// `Dispatcher::capabilities` without building it (no allocation on the request path).
+/// Whether the capability `method` belongs to is advertised (the method table's
+/// `offered_by`).
 fn advertised(cfg: &Config, reg: &Registry, method: Method) -> bool {
-    match method {
-        Method::Discover => true,
-        Method::ToolsList | Method::ToolsCall => !reg.tools.is_empty(),
-        Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
-            !reg.resources.is_empty() || !reg.templates.is_empty()
-        }
-        Method::PromptsList | Method::PromptsGet => !reg.prompts.is_empty(),
-        Method::Complete => reg.has_completions(),
-        Method::Listen => cfg.list_changed || cfg.resource_subscribe || reg.has_tasks(),
-        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => reg.has_tasks(),
-        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => reg.has_skills(),
-    }
+    offers(cfg, reg, method.offered_by())
 }

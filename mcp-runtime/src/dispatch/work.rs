@@ -1,17 +1,33 @@
-//! What routing a request makes: the request made ready for its handler ([`Prepared`]), then
-//! the work started from it: an answer already, or a handler still to run ([`Work`]).
+//! What a request becomes on its way: a request that passed validation ([`Validated`]), the
+//! request made ready for its handler ([`Prepared`]), then the work started from it: an answer
+//! already, or a handler still to run ([`Work`]).
 
 use super::authorize::Checking;
 use super::encode::Response;
 use crate::config::CacheHint;
 use crate::context::RequestContext;
 use crate::error::McpError;
-use crate::protocol::{CompleteRequestParams, RequestId, SubscriptionsListenRequestParams};
+use crate::protocol::{
+    CompleteRequestParams, KnownParams, Method, RequestId, RequestMeta,
+    SubscriptionsListenRequestParams,
+};
 use crate::registry::{
     BoxFuture, Completer, PromptEntry, PromptGet, ResourceFn, ResourceRead, ToolCall, ToolEntry,
     ToolOutcome,
 };
 use std::sync::Arc;
+
+/// A request that passed validation, typed so that routing checks nothing again: its
+/// `_meta` present (with the protocol version and client capabilities), its method one this
+/// revision defines and the server offers, its params of that method (or malformed, answered
+/// `-32602` by routing). Only `validate` makes one.
+#[derive(Debug)]
+pub(super) struct Validated<'a> {
+    pub(super) id: RequestId,
+    pub(super) meta: Box<RequestMeta>,
+    pub(super) method: Method,
+    pub(super) params: KnownParams<'a>,
+}
 
 /// A request whose primitive is found and whose input is checked and owned: only its handler
 /// is left to run. Layers run between this and the handler.

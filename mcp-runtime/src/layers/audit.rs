@@ -1,6 +1,6 @@
 //! [`AuditLog`]: who called what, and how it ended.
 
-use crate::dispatch::{Layer, LayerResult, McpRequest, Next};
+use crate::dispatch::layer::{Layer, LayerResult, McpRequest, Next};
 use crate::protocol::{Method, RequestId};
 use crate::registry::BoxFuture;
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! Built-in [`Layer`](crate::dispatch::Layer)s: an audit log ([`AuditLog`]), a time limit per
+//! The [`Layer`] trait and [`layer_fn`], and the built-in layers: an audit log ([`AuditLog`]), a time limit per
 //! tool ([`ToolTimeout`]) and a rate limit per caller ([`RateLimit`]). Add them with
 //! [`ServerBuilder::layer`](crate::ServerBuilder::layer), in the order they should run.
 //!
@@ -18,6 +18,7 @@ mod audit;
 mod rate_limit;
 mod timeout;
 
+pub use crate::dispatch::layer::{Layer, LayerFn, LayerResult, McpRequest, Next, layer_fn};
 pub use audit::{AuditLog, AuditOutcome, AuditRecord};
 pub use rate_limit::RateLimit;
 pub use timeout::ToolTimeout;

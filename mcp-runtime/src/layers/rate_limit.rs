@@ -1,7 +1,7 @@
 //! [`RateLimit`]: tool calls per caller, as token buckets (`governor`'s GCRA, as the
 //! endpoint's own limit in `transport/http/rate.rs`).
 
-use crate::dispatch::{Layer, LayerResult, McpRequest, Next};
+use crate::dispatch::layer::{Layer, LayerResult, McpRequest, Next};
 use crate::protocol::Method;
 use crate::registry::BoxFuture;
 use governor::clock::Clock;

@@ -1,6 +1,6 @@
 //! [`ToolTimeout`]: a time limit per tool.
 
-use crate::dispatch::{Layer, LayerResult, McpRequest, Next};
+use crate::dispatch::layer::{Layer, LayerResult, McpRequest, Next};
 use crate::protocol::Method;
 use crate::registry::BoxFuture;
 use std::collections::HashMap;

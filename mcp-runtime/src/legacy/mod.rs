@@ -9,7 +9,7 @@
 //! Which revision a message belongs to is decided per message by the transport (HTTP:
 //! `transport::http::era`; stdio: the first message), never by its method name. Everything
 //! after that is here, whatever the transport: a transport parses the message
-//! (`parse`), hands it to `Legacy::message` with what it knows of its sender
+//! (`parse`), hands it to `Legacy::handle` (the entry point) with what it knows of its sender
 //! (`Inbound`), and frames the `Outcome`; a session's change notifications come from
 //! `Legacy::changes`. HTTP frames them as SSE events and statuses, stdio as lines.
 //!
@@ -21,15 +21,15 @@
 //! re-exports): `codec` (the wire shapes of both revisions), `session` (the store), `stream`
 //! and `live` (what a session holds in this process), `state` (the `Legacy` side and its
 //! sessions), `outcome` (what goes in and out of it), `methods` (the methods only sessions
-//! have), `exchange` (a bridged request), `changes` (the change stream) and `message` (the
+//! have), `exchange` (a bridged request), `changes` (the change stream) and `handle` (the
 //! session dispatcher, which routes to `methods` and `exchange`).
 
 mod answer;
 mod changes;
 mod codec;
 mod exchange;
+mod handle;
 mod live;
-mod message;
 mod methods;
 mod outcome;
 mod session;
@@ -41,5 +41,5 @@ pub(crate) use codec::{is_legacy_version, parse};
 pub(crate) use live::LiveSession;
 pub(crate) use outcome::{Inbound, Outcome, Reply, Unserved};
 pub use session::{MemorySessionStore, SessionChange, SessionRecord, SessionStore};
-pub(crate) use state::{Legacy, LegacyOptions, Unusable};
+pub(crate) use state::{Legacy, SessionSettings, Unusable};
 pub(crate) use stream::{Next, Reader, StreamLog};

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// How legacy sessions are kept and bridged.
 #[derive(Debug, Clone)]
-pub(crate) struct LegacyOptions {
+pub(crate) struct SessionSettings {
     /// A session unused for this long is forgotten.
     pub(crate) idle: Duration,
     /// Sessions at once.
@@ -26,9 +26,9 @@ pub(crate) struct LegacyOptions {
     pub(crate) keep_streams: Duration,
 }
 
-impl Default for LegacyOptions {
+impl Default for SessionSettings {
     fn default() -> Self {
-        LegacyOptions {
+        SessionSettings {
             idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             sessions_per_caller: 64,
@@ -43,7 +43,7 @@ pub(crate) struct Legacy {
     pub(crate) dispatcher: Arc<Dispatcher>,
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) live: LiveSessions,
-    pub(crate) options: LegacyOptions,
+    pub(crate) options: SessionSettings,
     /// `initialize`'s results as written, while what is registered stays the same.
     initialize_results: Mutex<InitializeResults>,
 }
@@ -72,7 +72,7 @@ impl Legacy {
     pub(crate) fn new(
         dispatcher: Arc<Dispatcher>,
         store: Arc<dyn SessionStore>,
-        options: LegacyOptions,
+        options: SessionSettings,
     ) -> Self {
         Legacy {
             dispatcher,
@@ -85,7 +85,7 @@ impl Legacy {
 
     /// The legacy side of one connection that is one session for as long as it lasts (a
     /// stdio process): a store of its own, holding that one session, which never idles out.
-    pub(crate) fn for_connection(dispatcher: Arc<Dispatcher>, options: LegacyOptions) -> Self {
+    pub(crate) fn for_connection(dispatcher: Arc<Dispatcher>, options: SessionSettings) -> Self {
         let store = MemorySessionStore::new(1, Duration::from_secs(u64::MAX / 4_000));
         Legacy::new(dispatcher, Arc::new(store), options)
     }

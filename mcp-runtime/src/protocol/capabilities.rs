@@ -72,12 +72,12 @@ impl ClientCapabilities {
         let Some(ui) = self
             .extensions
             .as_ref()
-            .and_then(|e| e.get(super::UI_EXTENSION))
+            .and_then(|e| e.get(super::apps::UI_EXTENSION))
         else {
             return false;
         };
         match ui.get("mimeTypes").and_then(Value::as_array) {
-            Some(types) => types.iter().any(|t| t == super::APP_MIME_TYPE),
+            Some(types) => types.iter().any(|t| t == super::apps::APP_MIME_TYPE),
             None => true,
         }
     }

@@ -1,6 +1,6 @@
 //! Content blocks carried by tool results and prompt messages, and resource contents.
 
-use super::{Annotations, Icon};
+use super::meta::{Annotations, Icon};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -47,7 +47,7 @@ impl Content {
     /// A resource link.
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
         Content::ResourceLink(ResourceLink {
-            resource: super::Resource::new(uri, name),
+            resource: Resource::new(uri, name),
         })
     }
     /// An embedded resource.
@@ -116,7 +116,7 @@ impl MediaContent {
 pub struct ResourceLink {
     /// The linked resource.
     #[serde(flatten)]
-    pub resource: super::Resource,
+    pub resource: Resource,
 }
 
 /// An embedded resource block.

@@ -1,7 +1,7 @@
 //! The flat field schemas of a form-mode elicitation (`PrimitiveSchemaDefinition`).
 //!
 //! A form's `requestedSchema` is an object schema whose `properties` are each one of these
-//! shapes: no nesting, no composition. [`ElicitRequestFormParams`](super::ElicitRequestFormParams)
+//! shapes: no nesting, no composition. [`ElicitRequestFormParams`](super::mrtr::ElicitRequestFormParams)
 //! keeps `requestedSchema` as raw JSON; these types describe (and validate) its properties.
 
 use serde::{Deserialize, Serialize};

@@ -2,10 +2,10 @@
 //! those of `server/discover`, `completion/complete`, `subscriptions/listen` and the
 //! notifications. Tools, resources and prompts have files of their own.
 
-use super::{
-    Implementation, NotificationMeta, ParamStrings, ProgressToken, RequestId, RequestMeta,
-    ResultMeta, ServerCapabilities, VisitString,
-};
+use super::capabilities::ServerCapabilities;
+use super::jsonrpc::{ProgressToken, RequestId};
+use super::meta::{Implementation, NotificationMeta, RequestMeta, ResultMeta};
+use super::method::{ParamStrings, VisitString};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -377,7 +377,7 @@ pub struct ProgressNotificationParams {
 #[non_exhaustive]
 pub struct LoggingMessageNotificationParams {
     /// Severity.
-    pub level: super::LoggingLevel,
+    pub level: super::meta::LoggingLevel,
     /// Logger name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logger: Option<String>,

@@ -1,7 +1,8 @@
 //! Per-request `_meta`, result `_meta`, capabilities and implementation info.
 
+use super::capabilities::ClientCapabilities;
+use super::jsonrpc::{ProgressToken, RequestId};
 use super::key::Key;
-use super::{ClientCapabilities, ProgressToken, RequestId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -387,6 +388,9 @@ impl<'de> serde::de::Visitor<'de> for RequestMetaVisitor {
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a `_meta` object")
     }
+    // Kept inside `deserialize` (read on every request): left to codegen, it was split out
+    // once the files' imports were redrawn (BENCHMARKS.md, "The public face settled").
+    #[inline]
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
         let mut meta = RequestMeta::default();
         // One bit per known key read so far.
@@ -409,10 +413,8 @@ impl<'de> serde::de::Visitor<'de> for RequestMetaVisitor {
                     meta.protocol_version =
                         map.next_value::<Option<Key<'de>>>()?
                             .map(|v| match v.as_ref() {
-                                crate::protocol::LATEST_PROTOCOL_VERSION => {
-                                    std::borrow::Cow::Borrowed(
-                                        crate::protocol::LATEST_PROTOCOL_VERSION,
-                                    )
+                                LATEST_PROTOCOL_VERSION => {
+                                    std::borrow::Cow::Borrowed(LATEST_PROTOCOL_VERSION)
                                 }
                                 _ => std::borrow::Cow::Owned(v.into_owned()),
                             })

@@ -5,41 +5,86 @@
 
 use std::fmt;
 
-/// The member of a request's `params` that names the one thing a method acts on (and that the
-/// `Mcp-Name` header mirrors on HTTP).
+/// The one thing a method's params name, and so act on: a tool, a prompt, a resource, a skill,
+/// a folder of a skill or a task.
 ///
 /// ```
-/// use mcp_runtime::protocol::{Method, NamedBy};
-/// assert_eq!(Method::ResourcesRead.named_by(), Some(NamedBy::Uri));
-/// assert_eq!(NamedBy::Uri.member(), "uri");
-/// assert_eq!(Method::ToolsList.named_by(), None);
+/// use mcp_runtime::protocol::{Method, Named};
+/// assert_eq!(Method::ResourcesRead.names(), Some(Named::Resource));
+/// assert_eq!(Named::Resource.member(), "uri");
+/// assert!(Method::ResourcesRead.mcp_name_header());
+/// assert!(!Method::SkillsGet.mcp_name_header());
+/// assert_eq!(Method::ToolsList.names(), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum NamedBy {
-    /// `params.name` (a tool, a prompt).
-    Name,
-    /// `params.uri` (a resource).
-    Uri,
-    /// `params.taskId` (a task).
-    TaskId,
+pub enum Named {
+    /// A tool, by `params.name` (`tools/call`).
+    Tool,
+    /// A prompt, by `params.name` (`prompts/get`).
+    Prompt,
+    /// A resource, by `params.uri` (`resources/read`).
+    Resource,
+    /// A skill, by `params.uri` (`skills/get`).
+    Skill,
+    /// A folder inside a skill, by `params.uri` (`resources/directory/read`).
+    SkillDirectory,
+    /// A task, by `params.taskId` (`tasks/*`).
+    Task,
 }
 
-impl NamedBy {
-    /// The member's name in `params`.
+impl Named {
+    /// The member of `params` that holds it.
     pub const fn member(self) -> &'static str {
         match self {
-            NamedBy::Name => "name",
-            NamedBy::Uri => "uri",
-            NamedBy::TaskId => "taskId",
+            Named::Tool | Named::Prompt => "name",
+            Named::Resource | Named::Skill | Named::SkillDirectory => "uri",
+            Named::Task => "taskId",
         }
     }
+
+    /// Whether the `Mcp-Name` header mirrors it on HTTP (the spec's tools, prompts, resources
+    /// and tasks; not the skills extension's URIs).
+    pub const fn in_mcp_name_header(self) -> bool {
+        match self {
+            Named::Tool | Named::Prompt | Named::Resource | Named::Task => true,
+            Named::Skill | Named::SkillDirectory => false,
+        }
+    }
+}
+
+/// What a server must offer for a method to be served (and advertised), asked of the
+/// configuration and the registry in one place (`dispatch::validate::offers`), which both
+/// validation and the advertised capabilities read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// Every server (`server/discover`).
+    Always,
+    /// The `tools` capability.
+    Tools,
+    /// The `resources` capability.
+    Resources,
+    /// The `prompts` capability.
+    Prompts,
+    /// The `completions` capability.
+    Completions,
+    /// Something to listen for: list changes, resource subscriptions or tasks.
+    Listen,
+    /// The tasks extension.
+    Tasks,
+    /// The skills extension.
+    Skills,
 }
 
 /// The table of methods, one row each, handed to the macro named `$then`:
 ///
 /// `Variant = "wire/name", params: none | optional(Type) | required(Type),
-/// facts: { named_by: None | Some(NamedBy::…), task: bool, era_2025: bool };`
+/// facts: { names: none | tool | prompt | resource | skill | skill_directory | task,
+/// offered_by: Always | Tools | …, era_2025: bool };`
+///
+/// `names` is what the params name ([`Named`], in snake case; the member holding it follows),
+/// `offered_by` what the server must offer for the method to be served ([`Offer`]), `era_2025`
+/// whether a 2025-11-25 session serves it too.
 ///
 /// The facts are one group, so a reader that needs none of them takes it as one token tree.
 ///
@@ -55,67 +100,67 @@ macro_rules! for_each_method {
             /// `server/discover`.
             Discover = "server/discover",
                 params: none,
-                facts: { named_by: None, task: false, era_2025: false };
+                facts: { names: none, offered_by: Always, era_2025: false };
             /// `tools/list`.
             ToolsList = "tools/list",
                 params: optional(PaginatedRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: none, offered_by: Tools, era_2025: true };
             /// `tools/call`.
             ToolsCall = "tools/call",
                 params: required(CallToolRequestParams<'a>),
-                facts: { named_by: Some(NamedBy::Name), task: false, era_2025: true };
+                facts: { names: tool, offered_by: Tools, era_2025: true };
             /// `resources/list`.
             ResourcesList = "resources/list",
                 params: optional(PaginatedRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: none, offered_by: Resources, era_2025: true };
             /// `resources/templates/list`.
             ResourceTemplatesList = "resources/templates/list",
                 params: optional(PaginatedRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: none, offered_by: Resources, era_2025: true };
             /// `resources/read`.
             ResourcesRead = "resources/read",
                 params: required(ReadResourceRequestParams<'a>),
-                facts: { named_by: Some(NamedBy::Uri), task: false, era_2025: true };
+                facts: { names: resource, offered_by: Resources, era_2025: true };
             /// `prompts/list`.
             PromptsList = "prompts/list",
                 params: optional(PaginatedRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: none, offered_by: Prompts, era_2025: true };
             /// `prompts/get`.
             PromptsGet = "prompts/get",
                 params: required(GetPromptRequestParams<'a>),
-                facts: { named_by: Some(NamedBy::Name), task: false, era_2025: true };
+                facts: { names: prompt, offered_by: Prompts, era_2025: true };
             /// `completion/complete`.
             Complete = "completion/complete",
                 params: required(CompleteRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: none, offered_by: Completions, era_2025: true };
             /// `subscriptions/listen`.
             Listen = "subscriptions/listen",
                 params: optional(SubscriptionsListenRequestParams),
-                facts: { named_by: None, task: false, era_2025: false };
+                facts: { names: none, offered_by: Listen, era_2025: false };
             /// `skills/list` (the skills extension).
             SkillsList = "skills/list",
                 params: optional(PaginatedRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: none, offered_by: Skills, era_2025: true };
             /// `skills/get` (the skills extension).
             SkillsGet = "skills/get",
                 params: required(GetSkillRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: skill, offered_by: Skills, era_2025: true };
             /// `resources/directory/read` (the skills extension, with `directoryRead`).
             ResourcesDirectoryRead = "resources/directory/read",
                 params: required(ReadDirectoryRequestParams),
-                facts: { named_by: None, task: false, era_2025: true };
+                facts: { names: skill_directory, offered_by: Skills, era_2025: true };
             /// `tasks/get` (the tasks extension).
             TasksGet = "tasks/get",
                 params: required(TaskIdParams),
-                facts: { named_by: Some(NamedBy::TaskId), task: true, era_2025: false };
+                facts: { names: task, offered_by: Tasks, era_2025: false };
             /// `tasks/update` (the tasks extension).
             TasksUpdate = "tasks/update",
                 params: required(UpdateTaskParams<'a>),
-                facts: { named_by: Some(NamedBy::TaskId), task: true, era_2025: false };
+                facts: { names: task, offered_by: Tasks, era_2025: false };
             /// `tasks/cancel` (the tasks extension).
             TasksCancel = "tasks/cancel",
                 params: required(TaskIdParams),
-                facts: { named_by: Some(NamedBy::TaskId), task: true, era_2025: false };
+                facts: { names: task, offered_by: Tasks, era_2025: false };
         }
     };
 }
@@ -147,7 +192,7 @@ macro_rules! method_facts {
         $(#[$doc:meta])*
         $variant:ident = $name:literal,
         params: $params:ident $(($ty:ty))?,
-        facts: { named_by: $named_by:expr, task: $task:literal, era_2025: $era_2025:literal };
+        facts: { names: $names:ident, offered_by: $offer:ident, era_2025: $era_2025:literal };
     )*) => {
         /// A method a client may call on a 2026-07-28 server (the `tasks/*` ones with the tasks
         /// extension, `skills/*` and `resources/directory/read` with the skills extension).
@@ -193,17 +238,17 @@ macro_rules! method_facts {
                 }
             }
 
-            /// The member of `params` that names what it acts on, if it names one thing.
-            pub const fn named_by(self) -> Option<NamedBy> {
+            /// What its params name, if they name one thing.
+            pub const fn names(self) -> Option<Named> {
                 match self {
-                    $( Method::$variant => $named_by, )*
+                    $( Method::$variant => method_facts!(@names $names), )*
                 }
             }
 
-            /// Whether it belongs to the tasks extension (`tasks/*`).
-            pub const fn is_task_method(self) -> bool {
+            /// What the server must offer for it to be served.
+            pub(crate) const fn offered_by(self) -> Offer {
                 match self {
-                    $( Method::$variant => $task, )*
+                    $( Method::$variant => Offer::$offer, )*
                 }
             }
 
@@ -219,6 +264,13 @@ macro_rules! method_facts {
     (@required required) => { true };
     (@required optional) => { false };
     (@required none) => { false };
+    (@names none) => { None };
+    (@names tool) => { Some(Named::Tool) };
+    (@names prompt) => { Some(Named::Prompt) };
+    (@names resource) => { Some(Named::Resource) };
+    (@names skill) => { Some(Named::Skill) };
+    (@names skill_directory) => { Some(Named::SkillDirectory) };
+    (@names task) => { Some(Named::Task) };
 }
 
 for_each_method!(method_facts);
@@ -241,10 +293,18 @@ impl Method {
         REMOVED.contains(&name)
     }
 
-    /// Whether its `params` name one thing (`name`, `uri` for `resources/read`, `taskId` for
-    /// `tasks/*`), which the `Mcp-Name` header mirrors on HTTP.
-    pub const fn names_a_primitive(self) -> bool {
-        self.named_by().is_some()
+    /// Whether it belongs to the tasks extension (`tasks/*`: each names its task).
+    pub const fn is_task_method(self) -> bool {
+        matches!(self.names(), Some(Named::Task))
+    }
+
+    /// Whether a request of it carries the `Mcp-Name` header on HTTP, mirroring what its
+    /// params name ([`Named::in_mcp_name_header`]).
+    pub const fn mcp_name_header(self) -> bool {
+        match self.names() {
+            Some(named) => named.in_mcp_name_header(),
+            None => false,
+        }
     }
 }
 
@@ -274,9 +334,34 @@ mod tests {
         for &method in Method::ALL {
             assert_eq!(method.is_task_method(), method.name().starts_with("tasks/"));
             if method.is_task_method() {
-                assert_eq!(method.named_by(), Some(NamedBy::TaskId));
+                assert_eq!(method.names().map(Named::member), Some("taskId"));
                 assert!(!method.on_2025_11_25_sessions());
             }
         }
+    }
+
+    #[test]
+    fn mcp_name_mirrors_what_the_spec_names_and_skills_are_not_in_it() {
+        let mirrored: Vec<&str> = Method::ALL
+            .iter()
+            .filter(|m| m.mcp_name_header())
+            .map(|m| m.name())
+            .collect();
+        assert_eq!(
+            mirrored,
+            [
+                "tools/call",
+                "resources/read",
+                "prompts/get",
+                "tasks/get",
+                "tasks/update",
+                "tasks/cancel"
+            ]
+        );
+        assert_eq!(Method::SkillsGet.names(), Some(Named::Skill));
+        assert_eq!(
+            Method::ResourcesDirectoryRead.names(),
+            Some(Named::SkillDirectory)
+        );
     }
 }

@@ -1,8 +1,10 @@
 //! Multi round-trip request shapes: `InputRequiredResult`, the three embedded request kinds and
 //! the client's answers.
 
+use super::messages::ResultType;
+use super::meta::ResultMeta;
 use super::ordered_map::OrderedMap;
-use super::{CreateMessageRequestParams, CreateMessageResult, ResultMeta, ResultType};
+use super::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -280,12 +282,18 @@ impl ElicitRequestFormParams {
     /// ```
     pub fn fields(
         &self,
-    ) -> Result<Vec<(String, super::PrimitiveSchemaDefinition)>, serde_json::Error> {
+    ) -> Result<Vec<(String, super::elicitation::PrimitiveSchemaDefinition)>, serde_json::Error>
+    {
         match self.requested_schema.get("properties") {
             None => Ok(Vec::new()),
             Some(Value::Object(props)) => props
                 .iter()
-                .map(|(k, v)| Ok((k.clone(), super::PrimitiveSchemaDefinition::deserialize(v)?)))
+                .map(|(k, v)| {
+                    Ok((
+                        k.clone(),
+                        super::elicitation::PrimitiveSchemaDefinition::deserialize(v)?,
+                    ))
+                })
                 .collect(),
             Some(other) => Err(serde::de::Error::custom(format!(
                 "`requestedSchema.properties` must be an object, not {other}"

@@ -40,7 +40,8 @@ pub(crate) fn optional_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 
 #[cfg(test)]
 mod tests {
-    use crate::protocol::{CompleteRequestParams, RequestMeta, SubscriptionsListenRequestParams};
+    use crate::protocol::messages::{CompleteRequestParams, SubscriptionsListenRequestParams};
+    use crate::protocol::meta::RequestMeta;
 
     #[test]
     fn arrays_do_not_pass_for_objects() {

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 /// An ordered map from string keys to values; inserting an existing key replaces its value.
 ///
 /// ```
-/// use mcp_runtime::protocol::ordered_map::OrderedMap;
+/// use mcp_runtime::protocol::OrderedMap;
 /// let mut m = OrderedMap::new();
 /// m.insert("b", 1);
 /// m.insert("a", 2);
@@ -60,7 +60,7 @@ impl<V> OrderedMap<V> {
     /// Removes a key, keeping the others in order; its value if it was there.
     ///
     /// ```
-    /// use mcp_runtime::protocol::ordered_map::OrderedMap;
+    /// use mcp_runtime::protocol::OrderedMap;
     /// let mut m = OrderedMap::new();
     /// m.insert("a", 1);
     /// m.insert("b", 2);

@@ -1,9 +1,10 @@
 //! Prompts: the listing (`prompts/list`) and a rendering (`prompts/get` params and result).
 
-use super::{
-    CacheScope, Content, Icon, ParamStrings, RawInputResponses, RequestMeta, ResultMeta,
-    ResultType, Role, VisitString,
-};
+use super::content::Content;
+use super::input_responses::RawInputResponses;
+use super::messages::{CacheScope, ResultType};
+use super::meta::{Icon, RequestMeta, ResultMeta, Role};
+use super::method::{ParamStrings, VisitString};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -4,8 +4,19 @@
 
 // Every params type the method table names, by the protocol's face: a new method's type is
 // found here without an import of its own.
+use super::jsonrpc::RequestId;
+use super::messages::{
+    CompleteRequestParams, PaginatedRequestParams, SubscriptionsListenRequestParams,
+};
+use super::meta::RequestMeta;
 use super::method::for_each_method;
-use super::*;
+use super::method::{Method, ParamStrings, VisitString};
+use super::prompts::GetPromptRequestParams;
+use super::resources::ReadResourceRequestParams;
+use super::skills::{GetSkillRequestParams, ReadDirectoryRequestParams};
+use super::tasks::{TaskIdParams, UpdateTaskParams};
+use super::tools::CallToolRequestParams;
+
 use serde_json::value::RawValue;
 
 /// One JSON-RPC message a client sent.
@@ -52,7 +63,23 @@ macro_rules! client_params {
     (@pattern $kind:ident $variant:ident $p:ident) => { ClientParams::$variant($p) };
     (@visit none $p:ident $visit:ident) => { Ok(()) };
     (@visit $kind:ident $p:ident $visit:ident) => { ParamStrings::visit_strings($p, $visit) };
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, params: $params:ident $(($ty:ty))?, facts: $facts:tt; )*) => {
+    // What a variant's params name (the table's `names`), by the member that holds it; a row
+    // that names something must have params, or its pattern does not compile.
+    (@named_pattern none $variant:ident $p:ident) => { ClientParams::$variant { .. } };
+    (@named_pattern $names:ident $variant:ident $p:ident) => { ClientParams::$variant($p) };
+    (@named none $p:ident) => { None };
+    (@named tool $p:ident) => { Some(&$p.name) };
+    (@named prompt $p:ident) => { Some(&$p.name) };
+    (@named resource $p:ident) => { Some(&$p.uri) };
+    (@named skill $p:ident) => { Some(&$p.uri) };
+    (@named skill_directory $p:ident) => { Some(&$p.uri) };
+    (@named task $p:ident) => { Some(&$p.task_id) };
+    (@known none $variant:ident $p:ident) => { KnownParams::$variant };
+    (@known $kind:ident $variant:ident $p:ident) => { KnownParams::$variant($p) };
+    (@known_pattern none $variant:ident $p:ident) => { KnownParams::$variant { .. } };
+    (@known_pattern $names:ident $variant:ident $p:ident) => { KnownParams::$variant($p) };
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, params: $params:ident $(($ty:ty))?,
+        facts: { names: $names:ident, offered_by: $offer:ident, era_2025: $era:literal }; )*) => {
         /// The params of a request, one variant per method, and what the server answers without
         /// reading them: a known method with malformed params, an unknown method.
         ///
@@ -90,7 +117,34 @@ macro_rules! client_params {
             },
         }
 
-        impl ClientParams<'_> {
+        /// The params of a request that passed validation: those of a method this revision
+        /// defines ([`ClientParams`] without `Unknown`), what routing matches.
+        #[derive(Debug)]
+        pub(crate) enum KnownParams<'a> {
+            $( $variant $(($ty))?, )*
+            /// Params that do not have the method's shape, answered with `-32602`.
+            Malformed {
+                /// `params.name` (`params.uri`, `params.taskId`) when it could be read.
+                name: Option<String>,
+                /// What is wrong.
+                reason: String,
+            },
+        }
+
+        impl KnownParams<'_> {
+            /// What the params name, as [`ClientParams::named`] says.
+            pub(crate) fn named(&self) -> Option<&str> {
+                match self {
+                    $(
+                        client_params!(@known_pattern $names $variant p) =>
+                            client_params!(@named $names p),
+                    )*
+                    KnownParams::Malformed { name, .. } => name.as_deref(),
+                }
+            }
+        }
+
+        impl<'a> ClientParams<'a> {
             /// The method, or the name of a method this revision does not define.
             fn method(&self) -> Result<Method, &str> {
                 Ok(match self {
@@ -109,6 +163,38 @@ macro_rules! client_params {
                             client_params!(@visit $params p visit),
                     )*
                     ClientParams::Malformed { .. } | ClientParams::Unknown { .. } => Ok(()),
+                }
+            }
+
+            /// The params of a method this revision defines, or themselves back when the
+            /// method is unknown.
+            // The `Ok` side is as large: the params move once either way.
+            #[allow(clippy::result_large_err)]
+            pub(crate) fn known(self) -> Result<KnownParams<'a>, Self> {
+                Ok(match self {
+                    $(
+                        client_params!(@pattern $params $variant p) =>
+                            client_params!(@known $params $variant p),
+                    )*
+                    ClientParams::Malformed { name, reason, .. } => {
+                        KnownParams::Malformed { name, reason }
+                    }
+                    unknown @ ClientParams::Unknown { .. } => return Err(unknown),
+                })
+            }
+
+            /// What the params name (the method table's `names`): `params.name` of
+            /// `tools/call` and `prompts/get`, `params.uri` of `resources/read`, `skills/get` and
+            /// `resources/directory/read`, `params.taskId` of `tasks/*`; the name read from
+            /// malformed params.
+            pub(crate) fn named(&self) -> Option<&str> {
+                match self {
+                    $(
+                        client_params!(@named_pattern $names $variant p) =>
+                            client_params!(@named $names p),
+                    )*
+                    ClientParams::Malformed { name, .. } => name.as_deref(),
+                    ClientParams::Unknown { .. } => None,
                 }
             }
         }
@@ -136,21 +222,12 @@ impl<'a> ClientRequest<'a> {
         }
     }
 
-    /// The primitive the request names: `params.name` of `tools/call` and `prompts/get`,
-    /// `params.uri` of `resources/read`, `params.taskId` of `tasks/*` (what the `Mcp-Name`
-    /// header mirrors), `params.uri` of `skills/get` and `resources/directory/read`.
+    /// What the request's params name (the method table's `names`): `params.name` of
+    /// `tools/call` and `prompts/get`, `params.uri` of `resources/read`, `skills/get` and
+    /// `resources/directory/read`, `params.taskId` of `tasks/*` (what the `Mcp-Name` header
+    /// mirrors, for those [`Method::mcp_name_header`] says).
     pub fn primitive_name(&self) -> Option<&str> {
-        match &self.params {
-            ClientParams::ToolsCall(p) => Some(&p.name),
-            ClientParams::PromptsGet(p) => Some(&p.name),
-            ClientParams::ResourcesRead(p) => Some(&p.uri),
-            ClientParams::SkillsGet(p) => Some(&p.uri),
-            ClientParams::ResourcesDirectoryRead(p) => Some(&p.uri),
-            ClientParams::TasksGet(p) | ClientParams::TasksCancel(p) => Some(&p.task_id),
-            ClientParams::TasksUpdate(p) => Some(&p.task_id),
-            ClientParams::Malformed { name, .. } => name.as_deref(),
-            _ => None,
-        }
+        self.params.named()
     }
 }
 

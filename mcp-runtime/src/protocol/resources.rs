@@ -1,10 +1,11 @@
 //! Resources: the lists (`resources/list`, `resources/templates/list`) and a read
 //! (`resources/read` params and result).
 
-use super::{
-    CacheScope, ParamStrings, RawInputResponses, RequestMeta, Resource, ResourceContents,
-    ResourceTemplate, ResultMeta, ResultType, VisitString,
-};
+use super::content::{Resource, ResourceContents, ResourceTemplate};
+use super::input_responses::RawInputResponses;
+use super::messages::{CacheScope, ResultType};
+use super::meta::{RequestMeta, ResultMeta};
+use super::method::{ParamStrings, VisitString};
 use serde::{Deserialize, Serialize};
 
 /// `resources/list` result.

@@ -1,6 +1,8 @@
 //! `sampling/createMessage`: what a server asks the client's model, and the answer.
 
-use super::{Content, MediaContent, Role, TextContent, ToolInfo};
+use super::content::{Content, MediaContent, TextContent};
+use super::meta::Role;
+use super::tools::ToolInfo;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

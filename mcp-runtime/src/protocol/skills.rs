@@ -1,7 +1,10 @@
 //! The Skills extension (`io.modelcontextprotocol/skills`, SEP-2640): `skills/list`,
 //! `skills/get`, `resources/directory/read`, and the skill entry both list and get answer with.
 
-use super::{ParamStrings, RequestMeta, Resource, ResultType, VisitString};
+use super::content::Resource;
+use super::messages::ResultType;
+use super::meta::RequestMeta;
+use super::method::{ParamStrings, VisitString};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -149,7 +152,7 @@ pub struct ListSkillsResult {
     /// Freshness hint.
     pub ttl_ms: u64,
     /// Cache scope.
-    pub cache_scope: super::CacheScope,
+    pub cache_scope: super::messages::CacheScope,
 }
 
 /// `skills/get` result.
@@ -164,7 +167,7 @@ pub struct GetSkillResult {
     /// Freshness hint.
     pub ttl_ms: u64,
     /// Cache scope.
-    pub cache_scope: super::CacheScope,
+    pub cache_scope: super::messages::CacheScope,
 }
 
 /// `resources/directory/read` result.

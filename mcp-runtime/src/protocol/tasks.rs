@@ -1,10 +1,12 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`): a `tools/call` answered with a task
 //! handle, and the `tasks/*` methods that poll, answer and cancel it.
 
-use super::{
-    ErrorObject, InputRequests, ParamStrings, RawInputResponses, RequestMeta, ResultMeta,
-    ResultType, VisitString,
-};
+use super::input_responses::RawInputResponses;
+use super::jsonrpc::ErrorObject;
+use super::messages::ResultType;
+use super::meta::{RequestMeta, ResultMeta};
+use super::method::{ParamStrings, VisitString};
+use super::mrtr::InputRequests;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -291,5 +293,5 @@ pub struct TaskNotificationParams {
     pub task: DetailedTask,
     /// `_meta` (the subscription id).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<super::NotificationMeta>,
+    pub meta: Option<super::meta::NotificationMeta>,
 }

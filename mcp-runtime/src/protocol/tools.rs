@@ -1,9 +1,10 @@
 //! Tools: the listing (`tools/list`) and a call (`tools/call` params and result).
 
-use super::{
-    CacheScope, Content, Icon, ParamStrings, RawInputResponses, RequestMeta, ResultMeta,
-    ResultType, VisitString,
-};
+use super::content::Content;
+use super::input_responses::RawInputResponses;
+use super::messages::{CacheScope, ResultType};
+use super::meta::{Icon, RequestMeta, ResultMeta};
+use super::method::{ParamStrings, VisitString};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};

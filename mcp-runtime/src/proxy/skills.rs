@@ -6,8 +6,8 @@
 
 use super::relay::SharedBackend;
 use crate::client::ClientError;
+use crate::registry::{FileInput, SkillData, rules};
 use crate::registry::{SkillSet, SkillSource, Skills};
-use crate::skills::{FileInput, SkillData, rules};
 use base64::Engine;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;

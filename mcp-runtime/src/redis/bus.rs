@@ -1,5 +1,6 @@
 //! [`RedisBus`]: changes carried between instances by Redis pub/sub.
 
+use super::hex::hex;
 use crate::bus::{Change, ChangeBus, LocalBus};
 use ::redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
@@ -25,7 +26,7 @@ struct Envelope<'a> {
 /// streams and 2025-11-25 GET streams of every instance. This instance's own listeners get its
 /// changes at once (not through Redis); the others through their subscription, which
 /// reconnects after Redis restarts, and then tells its listeners that every list changed (they
-/// may have missed changes meanwhile). Made by [`Redis::bus`](super::Redis::bus).
+/// may have missed changes meanwhile). Made by [`Redis::bus`](super::connection::Redis::bus).
 #[derive(Clone)]
 pub struct RedisBus {
     inner: Arc<Inner>,
@@ -57,7 +58,7 @@ impl RedisBus {
         let channel = format!("{prefix}changes");
         let mut id = [0u8; 8];
         let _ = getrandom::getrandom(&mut id);
-        let instance = super::hex(&id);
+        let instance = hex(&id);
         let local = LocalBus::default();
         let stop = CancellationToken::new();
         let (outbox, rx) = mpsc::channel(OUTBOX);

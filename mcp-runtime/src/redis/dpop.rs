@@ -1,7 +1,8 @@
 //! DPoP proofs seen by any instance, through Redis (features `redis` and `jwt`):
 //! [`RedisReplayCache`].
 
-use super::{CACHE_TIMEOUT, Redis};
+use super::connection::Redis;
+use super::timeouts::CACHE_TIMEOUT;
 use crate::auth::dpop::SharedReplayCache;
 use crate::registry::BoxFuture;
 use std::time::Duration;

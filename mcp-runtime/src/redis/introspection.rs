@@ -1,7 +1,8 @@
 //! Token introspection answers shared by the instances through Redis (features `redis` and
 //! `jwt`): [`RedisIntrospectionCache`].
 
-use super::{CACHE_TIMEOUT, Redis};
+use super::connection::Redis;
+use super::timeouts::CACHE_TIMEOUT;
 use crate::auth::introspect::SharedIntrospectionCache;
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value};

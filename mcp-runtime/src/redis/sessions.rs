@@ -1,6 +1,7 @@
 //! [`RedisSessionStore`]: 2025-11-25 sessions as JSON values in Redis, expired once idle.
 
 use super::cas::{self, decode, encode, failed};
+use super::timeouts::bounded;
 use crate::error::McpError;
 use crate::legacy::{SessionChange, SessionRecord, SessionStore};
 use crate::registry::BoxFuture;
@@ -11,7 +12,7 @@ use std::time::Duration;
 /// A [`SessionStore`] in Redis: every instance tells a live session from an ended one (404),
 /// and a session outlives the restart of an instance that held no stream of it. Each use
 /// renews its lifetime; a session idle for longer is gone. Made by
-/// [`Redis::sessions`](super::Redis::sessions).
+/// [`Redis::sessions`](super::connection::Redis::sessions).
 #[derive(Clone)]
 pub struct RedisSessionStore {
     conn: ConnectionManager,
@@ -97,22 +98,22 @@ impl RedisSessionStore {
 
 impl SessionStore for RedisSessionStore {
     fn create(&self, session: SessionRecord) -> BoxFuture<'_, Result<(), McpError>> {
-        Box::pin(super::bounded(self.create_now(session)))
+        Box::pin(bounded(self.create_now(session)))
     }
     fn get<'a>(
         &'a self,
         id: &'a str,
     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>> {
-        Box::pin(super::bounded(self.get_now(id)))
+        Box::pin(bounded(self.get_now(id)))
     }
     fn update<'a>(
         &'a self,
         id: &'a str,
         change: SessionChange<'a>,
     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, McpError>> {
-        Box::pin(super::bounded(self.update_now(id, change)))
+        Box::pin(bounded(self.update_now(id, change)))
     }
     fn end<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, McpError>> {
-        Box::pin(super::bounded(self.end_now(id)))
+        Box::pin(bounded(self.end_now(id)))
     }
 }

@@ -1,6 +1,7 @@
 //! [`RedisTaskStore`]: tasks as JSON values in Redis, expired by Redis.
 
 use super::cas::{self, decode, encode, failed};
+use super::timeouts::bounded;
 use crate::error::McpError;
 use crate::registry::BoxFuture;
 use crate::tasks::time::now_ms;
@@ -12,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// A [`TaskStore`] in Redis: a task created through one instance is read, answered and
 /// cancelled through any other; every change is a compare-and-set, so that two instances
 /// changing one task at once lose neither change. Made by
-/// [`Redis::tasks`](super::Redis::tasks).
+/// [`Redis::tasks`](super::connection::Redis::tasks).
 #[derive(Clone)]
 pub struct RedisTaskStore {
     conn: ConnectionManager,
@@ -47,7 +48,7 @@ impl RedisTaskStore {
         &self,
         op: impl Future<Output = Result<T, McpError>>,
     ) -> Result<T, McpError> {
-        let done = super::bounded(op).await;
+        let done = bounded(op).await;
         if done.is_err() {
             self.failed_at.fetch_max(now_ms(), Ordering::Relaxed);
         }

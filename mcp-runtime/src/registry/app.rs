@@ -16,7 +16,8 @@ use std::sync::Arc;
 /// through the host), or both (the default).
 ///
 /// ```
-/// use mcp_runtime::{Tool, Visibility};
+/// use mcp_runtime::Tool;
+/// use mcp_runtime::apps::Visibility;
 /// let only_the_app = Tool::new("move_card").visibility([Visibility::App]);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +42,7 @@ impl Visibility {
 /// Security Policy (none by default: an app with no `Csp` loads nothing from outside).
 ///
 /// ```
-/// use mcp_runtime::Csp;
+/// use mcp_runtime::apps::Csp;
 /// let csp = Csp::new()
 ///     .connect_domains(["https://api.example.com"])
 ///     .resource_domains(["https://cdn.example.com"]);
@@ -115,7 +116,7 @@ impl Csp {
 /// Browser features an app asks its host for (each granted or not by the host).
 ///
 /// ```
-/// use mcp_runtime::AppPermissions;
+/// use mcp_runtime::apps::AppPermissions;
 /// let permissions = AppPermissions::new().clipboard_write();
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -191,7 +192,8 @@ enum Html {
 /// function on each read.
 ///
 /// ```
-/// use mcp_runtime::{Csp, Server, UiResource};
+/// use mcp_runtime::Server;
+/// use mcp_runtime::apps::{Csp, UiResource};
 /// let view = UiResource::new("ui://board/view.html", "board")
 ///     .html("<!doctype html><title>Board</title><p>…")
 ///     .csp(Csp::new().connect_domains(["https://api.example.com"]))
@@ -240,7 +242,7 @@ impl UiResource {
     /// Its HTML, produced by `render` on each read (an error is the read's error).
     ///
     /// ```
-    /// use mcp_runtime::UiResource;
+    /// use mcp_runtime::apps::UiResource;
     /// let view = UiResource::new("ui://clock/view.html", "clock")
     ///     .render(|_read| async { Ok(format!("<!doctype html><p>{}", 42)) });
     /// ```
@@ -295,7 +297,7 @@ impl UiResource {
     /// `const { App } = ExtApps;`.
     ///
     /// ```
-    /// use mcp_runtime::{AppSdk, UiResource};
+    /// use mcp_runtime::apps::{AppSdk, UiResource};
     /// let view = UiResource::new("ui://notes/search.html", "search")
     ///     .html("<!doctype html><script type=module>const app = new ExtApps.App({name: 'search', version: '1'});</script>")
     ///     .app_sdk(AppSdk::url("https://cdn.example.com/ext-apps/app-with-deps.js"));
@@ -427,7 +429,8 @@ impl Tool {
     /// only its app calls, which a host then keeps from the agent.
     ///
     /// ```
-    /// use mcp_runtime::{Tool, Visibility};
+    /// use mcp_runtime::Tool;
+    /// use mcp_runtime::apps::Visibility;
     /// let tool = Tool::new("move_card").ui("ui://board/view.html").visibility([Visibility::App]);
     /// ```
     pub fn visibility<I: IntoIterator<Item = Visibility>>(mut self, who: I) -> Self {

@@ -4,8 +4,8 @@
 
 use std::borrow::Cow;
 
-/// The official MCP Apps SDK for a [`UiResource`](crate::UiResource)'s page
-/// ([`UiResource::app_sdk`](crate::UiResource::app_sdk)): a module script put before the page's
+/// The official MCP Apps SDK for a [`UiResource`](crate::apps::UiResource)'s page
+/// ([`UiResource::app_sdk`](crate::apps::UiResource::app_sdk)): a module script put before the page's
 /// first `<script>` that sets `globalThis.ExtApps` to the SDK's exports, so that the page's own
 /// module starts with `const { App } = ExtApps;`.
 ///
@@ -19,7 +19,7 @@ use std::borrow::Cow;
 ///   the domains it declares). A read carries a hundred bytes; the host must reach the origin.
 ///
 /// ```
-/// use mcp_runtime::{AppSdk, UiResource};
+/// use mcp_runtime::apps::{AppSdk, UiResource};
 /// let sdk = AppSdk::url(
 ///     "https://cdn.jsdelivr.net/npm/@modelcontextprotocol/ext-apps@2.0.4/dist/src/app-with-deps.js",
 /// );
@@ -51,7 +51,7 @@ impl AppSdk {
     /// loopback host, for tests); another is a startup error.
     ///
     /// ```
-    /// use mcp_runtime::AppSdk;
+    /// use mcp_runtime::apps::AppSdk;
     /// let sdk = AppSdk::url("https://unpkg.com/@modelcontextprotocol/ext-apps@2.0.4/dist/src/app-with-deps.js");
     /// assert_eq!(sdk.origin(), Some("https://unpkg.com"));
     /// ```
@@ -65,7 +65,7 @@ impl AppSdk {
     /// the import statement's when loaded from a URL.
     ///
     /// ```
-    /// use mcp_runtime::AppSdk;
+    /// use mcp_runtime::apps::AppSdk;
     /// assert!(AppSdk::url("https://cdn.example.com/app.js").bytes() < 200);
     /// ```
     pub fn bytes(&self) -> usize {
@@ -75,7 +75,7 @@ impl AppSdk {
     /// The package's version when embedded (from its `package.json`), `None` otherwise.
     ///
     /// ```
-    /// use mcp_runtime::AppSdk;
+    /// use mcp_runtime::apps::AppSdk;
     /// assert_eq!(AppSdk::url("https://cdn.example.com/app.js").version(), None);
     /// ```
     pub fn version(&self) -> Option<&str> {
@@ -89,7 +89,7 @@ impl AppSdk {
     /// a URL.
     ///
     /// ```
-    /// use mcp_runtime::AppSdk;
+    /// use mcp_runtime::apps::AppSdk;
     /// assert_eq!(AppSdk::url("http://127.0.0.1:9000/app.js").origin(), Some("http://127.0.0.1:9000"));
     /// ```
     pub fn origin(&self) -> Option<&str> {

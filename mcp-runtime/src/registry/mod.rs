@@ -15,8 +15,8 @@ mod output;
 mod primitive;
 mod prompt;
 mod resource;
+mod result_layout;
 pub(crate) mod result_view;
-mod skill_index;
 mod skills;
 mod snapshot;
 mod tool;
@@ -42,10 +42,14 @@ pub use primitive::{
 pub use prompt::{Prompt, PromptGet};
 pub(crate) use resource::ResourceFn;
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
-pub use result_view::ResultView;
-pub(crate) use skill_index::{DirChild, SkillEntry};
+pub use result_layout::ResultView;
 pub use skills::Skills;
+pub(crate) use skills::{DirChild, FileInput, SkillData, SkillEntry, rules};
+#[doc(hidden)]
+pub use skills::{EmbeddedFile, EmbeddedSkill};
 pub(crate) use skills::{SkillSet, Source as SkillSource};
 pub(crate) use snapshot::{PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
-pub use tool::{NoArguments, TaskSupport, Tool, ToolCall, parse_arguments};
+#[doc(hidden)]
+pub use tool::parse_arguments;
+pub use tool::{NoArguments, TaskSupport, Tool, ToolCall};

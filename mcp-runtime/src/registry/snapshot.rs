@@ -7,7 +7,7 @@ use super::kind::{NameIndex, PrimitiveKind};
 use super::primitive::Items;
 use super::prompt::{Prompt, PromptFn};
 use super::resource::{Resource, ResourceFn, ResourceTemplate};
-use super::skill_index::SkillIndex;
+use super::skills::SkillIndex;
 use super::tool::{TaskSupport, Tool, ToolHandler};
 use crate::context::{StateMap, StateNeed};
 use crate::error::{BuildError, McpError, SourceLocation};
@@ -65,11 +65,21 @@ pub(crate) struct PromptEntry {
     pub(crate) required: Vec<String>,
 }
 
+/// Whether each list of the registry depends on who asks.
+#[derive(Default)]
+struct ListGuards {
+    tools: ListGuard,
+    resources: ListGuard,
+    templates: ListGuard,
+    prompts: ListGuard,
+}
+
 /// An immutable snapshot of everything registered.
 #[derive(Default)]
 pub(crate) struct Registry {
-    /// Per list (tools, resources, templates, prompts): whether it depends on the caller.
-    pub(crate) guards: [ListGuard; 4],
+    /// Per list (tools, resources, templates, prompts; the skills' is in [`SkillIndex`]):
+    /// whether it depends on the caller. Read through [`Registry::list_guard`].
+    guards: ListGuards,
     pub(crate) tools: Vec<Arc<ToolEntry>>,
     pub(crate) tool_index: NameIndex,
     pub(crate) resources: Vec<Arc<ResourceEntry>>,
@@ -127,6 +137,18 @@ fn raw<T: serde::Serialize>(v: &T) -> Box<RawValue> {
 }
 
 impl Registry {
+    /// Whether the list of `kind` depends on who asks (its items require scopes or checks).
+    #[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
+    pub(crate) fn list_guard(&self, kind: PrimitiveKind) -> ListGuard {
+        match kind {
+            PrimitiveKind::Tool => self.guards.tools,
+            PrimitiveKind::Resource => self.guards.resources,
+            PrimitiveKind::ResourceTemplate => self.guards.templates,
+            PrimitiveKind::Prompt => self.guards.prompts,
+            PrimitiveKind::Skill => self.skills.guard,
+        }
+    }
+
     /// Validates and indexes `items`, reporting every problem at once.
     pub(crate) fn build(items: &Items, state: &StateMap) -> Result<Registry, BuildError> {
         let mut check = Check {
@@ -178,7 +200,7 @@ impl Registry {
             }
         }
         for t in &reg.tools {
-            reg.guards[0].add(&t.tool.access);
+            reg.guards.tools.add(&t.tool.access);
             reg.tasks |= t.tool.task != TaskSupport::Forbidden;
             if let Some(app) = t.tool.app_uri() {
                 reg.apps = true;
@@ -210,14 +232,14 @@ impl Registry {
             }
         }
         for r in &reg.resources {
-            reg.guards[1].add(&r.resource.access);
+            reg.guards.resources.add(&r.resource.access);
             reg.apps |= r.resource.info.mime_type.as_deref() == Some(APP_MIME_TYPE);
         }
         for t in &reg.templates {
-            reg.guards[2].add(&t.template.access);
+            reg.guards.templates.add(&t.template.access);
         }
         for p in &reg.prompts {
-            reg.guards[3].add(&p.prompt.access);
+            reg.guards.prompts.add(&p.prompt.access);
         }
         let mut errors = check.errors;
         match errors.len() {

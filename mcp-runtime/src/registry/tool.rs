@@ -25,30 +25,12 @@ pub struct ToolCall {
     pub context: RequestContext,
 }
 
-impl ToolCall {
-    /// Deserializes the arguments into `T` (see [`Arguments::parse`]).
-    pub fn parse_arguments<T: DeserializeOwned>(&self) -> Result<T, String> {
-        self.arguments.parse()
-    }
-}
-
-/// Deserializes a tool's (already validated) arguments into the handler's type; a ready
-/// `isError` answer when they do not fit it. What typed handlers and `#[tool]` functions use.
-///
-/// ```
-/// # use mcp_runtime::{handler::{Arguments, ToolCall}};
-/// #[derive(serde::Deserialize)]
-/// struct Add { a: i64, b: i64 }
-/// fn add(call: &ToolCall) -> i64 {
-///     match mcp_runtime::handler::parse_arguments::<Add>(call) {
-///         Ok(args) => args.a + args.b,
-///         Err(_answer) => 0,
-///     }
-/// }
-/// ```
+/// Deserializes a tool's (already validated) arguments into the handler's type with
+/// [`Arguments::parse`]; a ready `isError` answer when they do not fit it. What typed handlers
+/// and `#[tool]` functions use (through `__private`).
 #[allow(clippy::result_large_err)] // the error is a ready answer, built at most once per call
 pub fn parse_arguments<T: DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutcome> {
-    call.parse_arguments::<T>().map_err(|e| {
+    call.arguments.parse::<T>().map_err(|e| {
         ToolOutcome::Complete(CallToolResult::error(format!(
             "Invalid arguments for tool `{}`: {e}",
             call.name
@@ -105,10 +87,7 @@ pub struct Tool {
     pub(crate) task: TaskSupport,
     /// A view of its result to generate when the server is built, and the result's schema when
     /// the macro knew it (else its output schema is used).
-    pub(crate) result_view: Option<(
-        super::result_view::layout::ResultView,
-        Option<Map<String, Value>>,
-    )>,
+    pub(crate) result_view: Option<(super::result_layout::ResultView, Option<Map<String, Value>>)>,
 }
 
 /// Whether a tool's calls run as tasks of the tasks extension (`io.modelcontextprotocol/tasks`):

@@ -1,12 +1,14 @@
 //! [`ServerBuilder`]: what a server is built from, each setting, and `build`.
 
-use super::Server;
+use super::built::Server;
+use super::options::{LegacyOptions, TaskOptions};
 use crate::bus::{ChangeBus, LocalBus};
 use crate::config::{CacheHint, CacheTarget, Config, Limits};
 use crate::context::StateMap;
-use crate::dispatch::{Dispatcher, Layer, Slots, metrics};
+use crate::dispatch::{Dispatcher, Slots, metrics};
 use crate::error::BuildError;
-use crate::legacy::{Legacy, LegacyOptions, MemorySessionStore, SessionStore};
+use crate::layers::Layer;
+use crate::legacy::{Legacy, MemorySessionStore, SessionSettings, SessionStore};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, Implementation};
 use crate::proxy::Mount;
@@ -21,6 +23,23 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+impl Server {
+    /// A builder with nothing registered.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+
+    /// A builder holding every `#[tool]`, `#[resource]` and `#[prompt]` of the program, each kind
+    /// sorted by name (resources by URI). Duplicates are reported by [`ServerBuilder::build`].
+    pub fn from_inventory() -> ServerBuilder {
+        Registration::all()
+            .into_iter()
+            .fold(ServerBuilder::default(), |builder, reg| {
+                builder.register((reg.build)().with_source(reg.location))
+            })
+    }
+}
 
 /// Builds a [`Server`]. Items are listed in the order they are added.
 ///
@@ -52,7 +71,7 @@ pub struct ServerBuilder {
     skills: Vec<Skills>,
     modern_only: bool,
     sessions: Option<Arc<dyn SessionStore>>,
-    legacy: LegacyOptions,
+    legacy: SessionSettings,
     /// Other servers mounted in this one, by prefix.
     mounts: Vec<(String, Mount)>,
 }
@@ -203,116 +222,60 @@ impl ServerBuilder {
         self.bus = Some(Arc::new(bus));
         self
     }
-    /// Where tasks are kept (default: a [`MemoryTaskStore`] of 10,000 tasks). Instances behind
-    /// one load balancer share one store, and one [`change_bus`](Self::change_bus).
-    pub fn task_store(mut self, store: impl TaskStore) -> Self {
-        self.tasks = Some(Arc::new(store));
-        self
-    }
-    /// How long a task is kept after its creation (`ttlMs`; default one hour; `None`: until the
-    /// store forgets it). A task still running when its lifetime ends is cancelled.
-    pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
-        self.config.task_ttl_ms = ttl.map(|t| (t.as_millis() as u64).max(1));
-        self
-    }
-    /// How often clients are told to poll a task (`pollIntervalMs`; default one second).
-    pub fn task_poll_interval(mut self, every: Duration) -> Self {
-        self.config.task_poll_ms = (every.as_millis() as u64).max(1);
-        self
-    }
-    /// How long the instance running a task holds it without renewing (default 15 s; renewed
-    /// every third of this, one store write each time). With instances sharing a task store,
-    /// a task whose instance stopped (killed, crashed) is failed with a clear error by the
-    /// first instance that reads it after the lease has passed, instead of staying `working`
-    /// until its lifetime ends. The instances' clocks must agree to well within this, and the
-    /// lease should outlast the task-store outages you expect to ride out: a runner that cannot
-    /// reach the store for longer than the lease is taken for gone, and its task is failed.
+    /// How the tasks extension keeps and runs tasks: its store, a task's lifetime, the poll
+    /// interval clients are told, the runner's lease ([`TaskOptions`]; settings left unset
+    /// keep their defaults).
     ///
     /// ```
+    /// use mcp_runtime::{Server, TaskOptions};
     /// use std::time::Duration;
-    /// let server = mcp_runtime::Server::builder()
-    ///     .task_lease(Duration::from_secs(30))
+    /// let server = Server::builder()
+    ///     .tasks(TaskOptions::new().lease(Duration::from_secs(30)))
     ///     .build()
     ///     .unwrap();
     /// ```
-    pub fn task_lease(mut self, lease: Duration) -> Self {
-        self.config.task_lease_ms = (lease.as_millis() as u64).max(3);
+    pub fn tasks(mut self, options: TaskOptions) -> Self {
+        let TaskOptions {
+            store,
+            ttl_ms,
+            poll_ms,
+            lease_ms,
+        } = options;
+        if let Some(store) = store {
+            self.tasks = Some(store);
+        }
+        if let Some(ttl_ms) = ttl_ms {
+            self.config.task_ttl_ms = ttl_ms;
+        }
+        if let Some(poll_ms) = poll_ms {
+            self.config.task_poll_ms = poll_ms;
+        }
+        if let Some(lease_ms) = lease_ms {
+            self.config.task_lease_ms = lease_ms;
+        }
         self
     }
-    /// Whether 2025-11-25 clients (which open with `initialize`) are served too, from the same
-    /// handlers (default: yes). Off, the server speaks 2026-07-28 only, and answers a legacy
+    /// Whether and how 2025-11-25 clients (which open with `initialize`) are served, from the
+    /// same handlers ([`LegacyOptions`]; default: served, sessions in memory).
+    /// [`LegacyOptions::off`] makes the server speak 2026-07-28 only, answering a legacy
     /// client's `initialize` with an error naming the version it speaks.
     ///
     /// ```
-    /// let server = mcp_runtime::Server::builder().legacy_clients(false).build().unwrap();
+    /// use mcp_runtime::{LegacyOptions, Server};
+    /// let server = Server::builder().legacy(LegacyOptions::off()).build().unwrap();
     /// ```
-    pub fn legacy_clients(mut self, on: bool) -> Self {
-        self.modern_only = !on;
-        self
-    }
-    /// Where 2025-11-25 sessions are kept (default: a [`MemorySessionStore`] of
-    /// [`max_sessions`](Self::max_sessions), each forgotten after
-    /// [`session_idle`](Self::session_idle)). Instances behind one load balancer share one.
-    ///
-    /// ```
-    /// use mcp_runtime::legacy::MemorySessionStore;
-    /// use std::time::Duration;
-    /// let server = mcp_runtime::Server::builder()
-    ///     .session_store(MemorySessionStore::new(100, Duration::from_secs(600)))
-    ///     .build()
-    ///     .unwrap();
-    /// ```
-    pub fn session_store(mut self, store: impl SessionStore) -> Self {
-        self.sessions = Some(Arc::new(store));
-        self
-    }
-    /// How long an unused 2025-11-25 session is kept (default 30 minutes; the default store's
-    /// setting, and how long this process keeps the session's streams).
-    ///
-    /// ```
-    /// let builder = mcp_runtime::Server::builder().session_idle(std::time::Duration::from_secs(600));
-    /// ```
-    pub fn session_idle(mut self, idle: Duration) -> Self {
-        self.legacy.idle = idle;
-        self
-    }
-    /// How many 2025-11-25 sessions the default store keeps at once (default 10,000; an
-    /// `initialize` beyond them gets `-32603` until one goes idle).
-    ///
-    /// ```
-    /// let builder = mcp_runtime::Server::builder().max_sessions(500);
-    /// ```
-    pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.legacy.max_sessions = sessions.max(1);
-        self
-    }
-    /// How many 2025-11-25 sessions the default store keeps at once for one caller (a token's
-    /// subject, or an anonymous client's address; default 64), so that one client cannot take
-    /// every session: its `initialize` beyond them gets `-32603` (HTTP 503) until one of its
-    /// sessions ends or goes idle.
-    ///
-    /// ```
-    /// let builder = mcp_runtime::Server::builder().sessions_per_caller(16);
-    /// ```
-    pub fn sessions_per_caller(mut self, sessions: usize) -> Self {
-        self.legacy.sessions_per_caller = sessions.max(1);
-        self
-    }
-    /// How long a request on a 2025-11-25 session waits for the client to answer what it asks
-    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) before it fails with
-    /// `-32603` (default 5 minutes).
-    ///
-    /// ```
-    /// let builder = mcp_runtime::Server::builder().input_timeout(std::time::Duration::from_secs(60));
-    /// ```
-    pub fn input_timeout(mut self, limit: Duration) -> Self {
-        self.legacy.input_timeout = limit;
+    pub fn legacy(mut self, options: LegacyOptions) -> Self {
+        self.modern_only = options.off;
+        if options.store.is_some() {
+            self.sessions = options.store;
+        }
+        self.legacy = options.settings;
         self
     }
     /// Shares this server's changes, tasks and 2025-11-25 sessions with every instance on the
-    /// same Redis: [`change_bus`](Self::change_bus), [`task_store`](Self::task_store) and
-    /// [`session_store`](Self::session_store) over it (sessions idle for
-    /// [`session_idle`](Self::session_idle), as set before this call). Feature `redis`.
+    /// same Redis: the [`change_bus`](Self::change_bus), the tasks' store and the sessions'
+    /// store over it (sessions idle for [`LegacyOptions::idle`], as set before this call).
+    /// Feature `redis`.
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), mcp_runtime::Error> {
@@ -327,9 +290,10 @@ impl ServerBuilder {
     #[cfg(feature = "redis")]
     pub fn redis(self, redis: &crate::redis::Redis) -> Self {
         let idle = self.legacy.idle;
-        self.change_bus(redis.bus())
-            .task_store(redis.tasks())
-            .session_store(redis.sessions(idle))
+        let mut this = self.change_bus(redis.bus());
+        this.tasks = Some(Arc::new(redis.tasks()));
+        this.sessions = Some(Arc::new(redis.sessions(idle)));
+        this
     }
     /// Lifetime of a `requestState` (default 5 minutes).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
@@ -539,13 +503,13 @@ impl ServerBuilder {
             // Mounted servers' log messages are passed on.
             self.config.logging = true;
         }
-        if super::mounts::has_remote(&self.mounts) {
+        if super::mount_set::has_remote(&self.mounts) {
             // A remote mount's lists change while serving, and its resources' updates are
             // relayed: clients are told.
             self.config.list_changed = true;
             self.config.resource_subscribe = true;
         }
-        let mounts = Arc::new(super::mounts::take(
+        let mounts = Arc::new(super::mount_set::take(
             &mut self.items,
             std::mem::take(&mut self.mounts),
         )?);
@@ -612,7 +576,7 @@ impl ServerBuilder {
             let _ = dispatcher.relayed_tasks.set(Arc::new(relay));
         }
         if mounts.any_views() {
-            let views = super::mounts::ViewsOfCallers {
+            let views = super::mount_set::ViewsOfCallers {
                 dispatcher: Arc::downgrade(&dispatcher),
                 mounts: Arc::downgrade(&mounts),
             };

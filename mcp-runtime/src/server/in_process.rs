@@ -1,9 +1,9 @@
 //! A [`Server`] as the link of a [`Client`] in the same process: each request through
 //! [`Server::handle_message`], the whole pipeline minus HTTP.
 
+use super::built::Server;
 use crate::client::{Client, ClientError, Exchange, Link, Outbound};
 use crate::registry::BoxFuture;
-use crate::server::Server;
 use std::sync::Arc;
 
 struct InProcess(Server);

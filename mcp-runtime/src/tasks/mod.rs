@@ -4,9 +4,9 @@
 //!
 //! ```
 //! use mcp_runtime::tasks::MemoryTaskStore;
-//! use mcp_runtime::Server;
+//! use mcp_runtime::{Server, TaskOptions};
 //! let server = Server::builder()
-//!     .task_store(MemoryTaskStore::new(1_000))
+//!     .tasks(TaskOptions::new().store(MemoryTaskStore::new(1_000)))
 //!     .build()
 //!     .unwrap();
 //! ```

@@ -254,8 +254,8 @@ impl TaskStore for MemoryTaskStore {
 /// use mcp_runtime::tasks::MemoryTaskStore;
 /// use std::sync::Arc;
 /// let store = Arc::new(MemoryTaskStore::new(100));
-/// let a = mcp_runtime::Server::builder().task_store(store.clone()).build().unwrap();
-/// let b = mcp_runtime::Server::builder().task_store(store).build().unwrap();
+/// let a = mcp_runtime::Server::builder().tasks(mcp_runtime::TaskOptions::new().store(store.clone())).build().unwrap();
+/// let b = mcp_runtime::Server::builder().tasks(mcp_runtime::TaskOptions::new().store(store)).build().unwrap();
 /// ```
 impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
     fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), McpError>> {

@@ -12,7 +12,7 @@
 
 use crate::dispatch::{Dispatcher, Handled, Ingress, Outgoing, Transport, TransportChecks};
 use crate::error::McpError;
-use crate::legacy::{Inbound, Legacy, LegacyOptions, Next, Outcome, Reply, Unserved};
+use crate::legacy::{Inbound, Legacy, Next, Outcome, Reply, SessionSettings, Unserved};
 use crate::protocol::{
     CancelledNotificationParams, ClientNotification, ClientRequest, RequestId, codes,
 };
@@ -56,7 +56,7 @@ impl Connection {
     /// the client stops reading, so memory does not grow.
     pub(crate) fn new(
         dispatcher: Arc<Dispatcher>,
-        legacy: Option<LegacyOptions>,
+        legacy: Option<SessionSettings>,
         transport: Transport,
         out: mpsc::Sender<Bytes>,
     ) -> Self {
@@ -184,7 +184,7 @@ impl Connection {
             transport: self.transport,
             back_channel: true,
         };
-        match legacy.message(message, from).await {
+        match legacy.handle(message, from).await {
             Outcome::Nothing => {}
             Outcome::Opened(opened) => {
                 // List changes and updates of subscribed resources, written until the server

@@ -8,7 +8,7 @@
 use super::connection::Connection;
 use crate::dispatch::{Dispatcher, Response, Transport};
 use crate::error::McpError;
-use crate::legacy::LegacyOptions;
+use crate::legacy::SessionSettings;
 use crate::protocol::codes;
 use bytes::Bytes;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ const OUT_QUEUE: usize = 256;
 /// ends.
 pub(crate) async fn serve<R, W>(
     dispatcher: Arc<Dispatcher>,
-    legacy_options: Option<LegacyOptions>,
+    legacy_options: Option<SessionSettings>,
     input: R,
     output: W,
 ) -> std::io::Result<()>

@@ -1,7 +1,7 @@
 //! Instructions per request under `valgrind --tool=callgrind`.
 
-use super::Opts;
 use super::cases::{Case, SESSION, SessionConn, correct, prepare};
+use super::opts::Opts;
 use super::process::{Pinning, have, start, stop};
 use super::report::selected;
 use mcp_bench::client;

@@ -1,7 +1,7 @@
 //! Rounds, the ratios between cases, and the tables.
 
-use super::Opts;
 use super::cases::{CASES, Case, Kind};
+use super::opts::Opts;
 use super::process::{Pinning, clock_ticks};
 use super::wrk::{COLD_LAUNCHES, Sample, measure};
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! One measured round of one case with `wrk`: throughput, latency, CPU per request, RSS, cold start.
 
-use super::Opts;
 use super::cases::{Case, correct, prepare};
+use super::opts::Opts;
 use super::process::{Pinning, cpu_ticks, start, stop, vm_hwm};
 use mcp_bench::Request;
 use mcp_bench::client;

@@ -1,6 +1,12 @@
 //! Instructions.
 
-use super::*;
+use crate::child::{LinkSeen, Serving, have};
+use crate::opts::Opts;
+use crate::rounds::Path;
+use mcp_bench::{add_call, client};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Instructions of the serving process under callgrind answering `calls` calls on `path`, and
 /// what its backend saw from the gateway.

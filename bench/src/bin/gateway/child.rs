@@ -1,6 +1,8 @@
 //! The serving process, seen from the driver.
 
-use super::*;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// What the backend saw from the gateway's link: connections accepted, `tools/call` requests,
 /// requests of other methods.

@@ -1,6 +1,13 @@
 //! Wall clock.
 
-use super::*;
+use crate::child::{LinkSeen, Serving, have};
+use crate::opts::Opts;
+use crate::wire::{ANSWER, KeepAlive, contains, percentile, wire};
+use mcp_bench::{add_call, cpu};
+use std::fmt::Write as _;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Path {

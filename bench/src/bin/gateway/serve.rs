@@ -1,6 +1,14 @@
 //! The serving process.
 
-use super::*;
+use crate::wire::{ANSWER, KeepAlive, contains, wire};
+use mcp_bench::{AddArgs, add_call};
+use mcp_runtime::client::Client;
+use mcp_runtime::protocol::CacheScope;
+use mcp_runtime::{CacheTarget, HttpOptions, Server, Tool};
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// What the backend saw on one listener: connections accepted, `tools/call` requests, and
 /// requests of other methods (`Mcp-Method`).

@@ -1,6 +1,12 @@
 //! The load: raw keep-alive HTTP/1.1 on a current-thread runtime.
 
-use super::*;
+use mcp_bench::Request;
+use std::fmt::Write as _;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// What every correct answer to `add` 40 + 2 carries.
+pub(crate) const ANSWER: &[u8] = br#""text":"42""#;
 
 /// The bytes of one keep-alive POST of `req` to `127.0.0.1:port`.
 pub(crate) fn wire(port: u16, req: &Request) -> Vec<u8> {

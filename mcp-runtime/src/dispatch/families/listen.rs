@@ -354,7 +354,7 @@ fn resync(
 
 /// The notifications of one listen stream, written around its subscription id, which is
 /// serialized once. By hand: serde wrote `_meta` through a map for every stream and every
-/// change (BENCHMARKS.md, "The listen loop"). `tests/streaming.rs` reads them back as JSON.
+/// change (BENCHMARKS.md, "The listen loop"). `tests/suite/streaming.rs` reads them back as JSON.
 struct Framed {
     /// `"_meta":{"io.modelcontextprotocol/subscriptionId":<id>}}}`
     tail: Vec<u8>,

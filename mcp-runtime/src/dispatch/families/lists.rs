@@ -7,7 +7,7 @@ use crate::dispatch::dispatcher::Dispatcher;
 use crate::dispatch::encode::Response;
 use crate::dispatch::work::Prepared;
 use crate::error::McpError;
-use crate::protocol::{CacheScope, Method, PaginatedRequestParams, RequestId, ResultMeta};
+use crate::protocol::{CacheScope, PaginatedRequestParams, RequestId, ResultMeta};
 use crate::registry::{NameIndex, PrimitiveKind, Registry, Requirement};
 use base64::Engine as _;
 use serde_json::value::RawValue;
@@ -23,50 +23,45 @@ pub(crate) fn discover(d: &Dispatcher, cx: &RequestContext) -> Prepared {
 pub(crate) fn prepare(
     d: &Arc<Dispatcher>,
     reg: &Arc<Registry>,
-    method: Method,
+    kind: PrimitiveKind,
     cx: &RequestContext,
     params: PaginatedRequestParams,
 ) -> Result<Prepared, McpError> {
     let id = cx.request_id();
-    let guard = match method {
-        Method::SkillsList => reg.skills.guard,
-        _ => reg.guards[list_index(method)],
-    };
+    let guard = reg.list_guard(kind);
     let checked = guard.checked || d.policy.is_some();
     if !guard.scoped && !checked {
-        return Ok(Prepared::Ready(list_page(
-            d, reg, method, id, params, None,
-        )?));
+        return Ok(Prepared::Ready(list_page(d, reg, kind, id, params, None)?));
     }
     let caller = cx.inner.caller.clone();
-    let items = items_of(reg, method);
+    let items = items_of(reg, kind);
     if !checked {
         let caller = caller.as_deref();
         let visible: Vec<bool> = items
             .iter()
             .map(|(access, _)| access.scopes_met(caller).is_ok())
             .collect();
-        let page = list_page(d, reg, method, id, params, Some(&visible))?;
+        let page = list_page(d, reg, kind, id, params, Some(&visible))?;
         return Ok(Prepared::Ready(page));
     }
     let (d, reg, id) = (d.clone(), reg.clone(), id.clone());
     Ok(Prepared::Pending(Box::pin(async move {
-        let kind = kind_of(method);
         let mut visible = Vec::new();
-        for (access, name) in items_of(&reg, method) {
+        for (access, name) in items_of(&reg, kind) {
             let policy = d.policy.as_ref();
             visible.push(authorize::listable(policy, access, caller.as_ref(), kind, name).await);
         }
-        list_page(&d, &reg, method, &id, params, Some(&visible))
+        list_page(&d, &reg, kind, &id, params, Some(&visible))
     })))
 }
 
 /// One page of a list method; `visible` says which items the caller may see, when that
 /// depends on the caller.
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
 fn list_page(
     d: &Dispatcher,
     reg: &Registry,
-    method: Method,
+    kind: PrimitiveKind,
     id: &RequestId,
     params: PaginatedRequestParams,
     visible: Option<&[bool]>,
@@ -75,15 +70,15 @@ fn list_page(
     let cursor = params.cursor.as_deref();
     let shown = |i: usize| visible.is_none_or(|v| v.get(i).copied().unwrap_or(false));
     // A skill's entry leaves out the nested skills the caller does not see.
-    let trimmed = match (method, visible) {
-        (Method::SkillsList, Some(v)) => reg.skills.entries_for(v),
+    let trimmed = match (kind, visible) {
+        (PrimitiveKind::Skill, Some(v)) => reg.skills.entries_for(v),
         _ => Vec::new(),
     };
     // Only the page is touched: the cursor is resolved through the name index (O(1)), and
     // nothing is collected over the whole registry, so a page costs the same whatever the
     // number of registered items.
-    let (hint, (page, next_cursor)) = match method {
-        Method::ToolsList => (
+    let (hint, (page, next_cursor)) = match kind {
+        PrimitiveKind::Tool => (
             cfg.tools_cache,
             page_of(
                 &reg.tools,
@@ -95,7 +90,7 @@ fn list_page(
                 |t| (t.tool.info.name.as_str(), &*t.json),
             )?,
         ),
-        Method::ResourcesList => (
+        PrimitiveKind::Resource => (
             cfg.resources_cache,
             page_of(
                 &reg.resources,
@@ -107,7 +102,7 @@ fn list_page(
                 |r| (r.resource.info.uri.as_str(), &*r.json),
             )?,
         ),
-        Method::ResourceTemplatesList => (
+        PrimitiveKind::ResourceTemplate => (
             cfg.templates_cache,
             page_of(
                 &reg.templates,
@@ -119,7 +114,7 @@ fn list_page(
                 |t| (t.template.info.uri_template.as_str(), &*t.json),
             )?,
         ),
-        Method::SkillsList => (
+        PrimitiveKind::Skill => (
             cfg.skills_cache,
             page_of(
                 &reg.skills.entries,
@@ -131,7 +126,7 @@ fn list_page(
                 |s| (s.data.uri.as_str(), reg.skills.listed_entry(&trimmed, s)),
             )?,
         ),
-        _ => (
+        PrimitiveKind::Prompt => (
             cfg.prompts_cache,
             page_of(
                 &reg.prompts,
@@ -144,12 +139,12 @@ fn list_page(
             )?,
         ),
     };
-    let items_key = match method {
-        Method::ToolsList => "tools",
-        Method::ResourcesList => "resources",
-        Method::ResourceTemplatesList => "resourceTemplates",
-        Method::SkillsList => "skills",
-        _ => "prompts",
+    let items_key = match kind {
+        PrimitiveKind::Tool => "tools",
+        PrimitiveKind::Resource => "resources",
+        PrimitiveKind::ResourceTemplate => "resourceTemplates",
+        PrimitiveKind::Skill => "skills",
+        PrimitiveKind::Prompt => "prompts",
     };
     let cache_scope = match visible {
         Some(_) => CacheScope::Private,
@@ -283,51 +278,32 @@ fn page_of<'r, E>(
     Ok((page, next))
 }
 
-/// The position of a list method in [`Registry::guards`].
-fn list_index(method: Method) -> usize {
-    match method {
-        Method::ToolsList => 0,
-        Method::ResourcesList => 1,
-        Method::ResourceTemplatesList => 2,
-        _ => 3,
-    }
-}
-
-fn kind_of(method: Method) -> PrimitiveKind {
-    match method {
-        Method::ToolsList => PrimitiveKind::Tool,
-        Method::ResourcesList => PrimitiveKind::Resource,
-        Method::ResourceTemplatesList => PrimitiveKind::ResourceTemplate,
-        Method::SkillsList => PrimitiveKind::Skill,
-        _ => PrimitiveKind::Prompt,
-    }
-}
-
 /// The requirement and registered name of every item of a list, in order.
-fn items_of(reg: &Registry, method: Method) -> Vec<(&Requirement, &str)> {
-    match method {
-        Method::ToolsList => reg
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
+fn items_of(reg: &Registry, kind: PrimitiveKind) -> Vec<(&Requirement, &str)> {
+    match kind {
+        PrimitiveKind::Tool => reg
             .tools
             .iter()
             .map(|t| (&t.tool.access, t.tool.info.name.as_str()))
             .collect(),
-        Method::ResourcesList => reg
+        PrimitiveKind::Resource => reg
             .resources
             .iter()
             .map(|r| (&r.resource.access, r.resource.info.uri.as_str()))
             .collect(),
-        Method::ResourceTemplatesList => reg
+        PrimitiveKind::ResourceTemplate => reg
             .templates
             .iter()
             .map(|t| (&t.template.access, t.template.info.uri_template.as_str()))
             .collect(),
-        Method::SkillsList => reg
+        PrimitiveKind::Skill => reg
             .skills
             .entries
             .iter()
             .map(|s| (&s.access, s.data.name.as_str()))
             .collect(),
-        _ => reg
+        PrimitiveKind::Prompt => reg
             .prompts
             .iter()
             .map(|p| (&p.prompt.access, p.prompt.info.name.as_str()))

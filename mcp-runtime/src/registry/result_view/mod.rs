@@ -3,10 +3,9 @@
 //! an MCP App at `ui://views/<tool>.html` (one page, `page.html`, that speaks the Apps protocol
 //! itself and draws the result the host sends it as the plan made here says).
 
-pub(crate) mod layout;
 mod plan;
 
-pub use layout::ResultView;
+use super::result_layout::ResultView;
 
 use super::app::{Csp, UiResource};
 use super::primitive::Items;
@@ -22,7 +21,8 @@ impl Tool {
     /// Shows its structured result in a view generated from its output schema ([`ResultView`]).
     ///
     /// ```
-    /// use mcp_runtime::{ResultView, Tool};
+    /// use mcp_runtime::Tool;
+    /// use mcp_runtime::apps::ResultView;
     /// let tool = Tool::new("stats").result_view(ResultView::Chart);
     /// ```
     pub fn result_view(mut self, view: ResultView) -> Self {

@@ -3,7 +3,7 @@
 //! are labelled and measured by. Only the schema is read (its `$ref`s to `$defs` followed,
 //! nullable types taken as their other type); the page does the rest with the result.
 
-use super::ResultView;
+use crate::registry::result_layout::ResultView;
 use serde_json::{Map, Value, json};
 
 /// What a member holds, as the page formats it.

@@ -1,6 +1,6 @@
 //! The tree as the handler's typed parse reads it: a serde `Deserializer` over [`DocRef`].
 
-use super::{Doc, DocRef, Text};
+use super::tree::{Doc, DocRef, Text};
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{
     DeserializeSeed, Deserializer, EnumAccess, Error as _, MapAccess, SeqAccess, VariantAccess,

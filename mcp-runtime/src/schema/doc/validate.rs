@@ -1,6 +1,6 @@
 //! The tree as the JSON Schema validator reads it: jsonschema's `Json` traits over [`DocRef`].
 
-use super::{Doc, DocRef, Text};
+use super::tree::{Doc, DocRef, Text};
 use jsonschema::json::{Array, Json, Node, NodeIdentity, Object, cmp};
 use jsonschema::types::JsonType;
 use serde_json::{Number, Value};

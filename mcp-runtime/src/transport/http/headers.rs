@@ -59,7 +59,7 @@ impl TransportChecks for HeaderChecks<'_> {
             }
             Some(_) => {}
         }
-        if request.method().is_ok_and(|m| m.names_a_primitive()) {
+        if request.method().is_ok_and(|m| m.mcp_name_header()) {
             match (
                 header_value(found.name, "mcp-name")?,
                 request.primitive_name(),

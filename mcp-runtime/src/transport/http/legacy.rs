@@ -75,7 +75,7 @@ pub(super) async fn post(
         transport: Transport::Http,
         back_channel: accept.sse,
     };
-    let (reply, session, live) = match legacy.message(message, from).await {
+    let (reply, session, live) = match legacy.handle(message, from).await {
         Outcome::Nothing => return accepted(),
         Outcome::Opened(opened) => {
             let mut resp = json_response(StatusCode::OK, opened.response);

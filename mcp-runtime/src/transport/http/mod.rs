@@ -41,7 +41,7 @@
 //! # Files
 //!
 //! This module serves and binds (`router`, `serve`, `bind`). `routes`: the handlers of each
-//! route and the POST the accept loop takes directly (`connections::DirectRoute`); `endpoint`:
+//! route and the POST the accept loop takes directly (`accept::DirectRoute`); `endpoint`:
 //! the endpoint and what a request passes before it is read (guard, authentication, rate
 //! limit, body); `answer`: a pipeline answer as a response; `respond`: plain responses;
 //! `cors`: the preflight, and the headers an answer to another allowed origin carries;
@@ -84,10 +84,10 @@
 //! # }
 //! ```
 
+mod accept;
 mod answer;
 mod auth;
 mod client;
-mod connections;
 mod cors;
 mod endpoint;
 mod era;
@@ -146,7 +146,7 @@ pub(crate) fn router(
 /// Serves on `listener` until `signal`; then drains: readiness turns to 503, the listener
 /// closes (a proxy sends new connections elsewhere), listen streams end with their final
 /// result (their clients open them again on another instance), answers say `Connection: close`
-/// and connections close once their client knows (`connections::LINGER`), and the
+/// and connections close once their client knows (`accept::LINGER`), and the
 /// requests and tasks in flight get the options' grace period to finish. Then the tasks still
 /// running are marked failed (so that their clients learn it at once, on any instance sharing
 /// the task store), and it returns.
@@ -176,7 +176,7 @@ pub(crate) async fn serve<S>(
     let endpoint = endpoint(dispatcher.clone(), legacy, options);
     let app = routes(endpoint.clone());
     tokio::select! {
-        () = connections::serve(listener, app, Arc::new(EndpointPost(endpoint)), rules, stop) => {}
+        () = accept::serve(listener, app, Arc::new(EndpointPost(endpoint)), rules, stop) => {}
         () = async {
             stopping.cancelled().await;
             tokio::time::sleep(grace).await;

@@ -6,7 +6,7 @@ use super::answer::answer;
 use super::endpoint::{Endpoint, admit, client_of, guarded, local_caller, read_body};
 use super::headers::{self, HeaderChecks};
 use super::respond::{method_not_allowed, plain_status, transport_error};
-use super::{auth, connections, cors, era, guard, health, legacy, negotiate, sse};
+use super::{accept, auth, cors, era, guard, health, legacy, negotiate, sse};
 use crate::context::Caller;
 use crate::dispatch::{Call, Handled, Ingress, Outgoing, Transport};
 use crate::legacy::Legacy;
@@ -21,12 +21,12 @@ use std::sync::Arc;
 /// The endpoint's POST as a route of its own, for the accept loop to serve without the router.
 pub(super) struct EndpointPost(pub(super) Arc<Endpoint>);
 
-impl connections::DirectRoute for EndpointPost {
+impl accept::DirectRoute for EndpointPost {
     fn takes(&self, request: &Request) -> bool {
         request.method() == http::Method::POST && request.uri().path() == self.0.options.path
     }
 
-    fn answer(&self, request: Request) -> connections::Answering {
+    fn answer(&self, request: Request) -> accept::Answering {
         Box::pin(handle(State(self.0.clone()), request))
     }
 }

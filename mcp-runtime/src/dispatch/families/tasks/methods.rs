@@ -21,19 +21,45 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
+/// Which `tasks/*` method a request is, with what only it carries: what `route` passes, so
+/// that the method is not matched again here.
+pub(crate) enum TaskMethod {
+    /// `tasks/get`.
+    Get,
+    /// `tasks/update`, with the answers it brings (read by [`read_answers`]).
+    Update(Map<String, Value>),
+    /// `tasks/cancel`.
+    Cancel,
+}
+
+impl TaskMethod {
+    fn method(&self) -> Method {
+        match self {
+            TaskMethod::Get => Method::TasksGet,
+            TaskMethod::Update(_) => Method::TasksUpdate,
+            TaskMethod::Cancel => Method::TasksCancel,
+        }
+    }
+}
+
 /// Prepares a `tasks/*` request: the extension declared, the answers read; the store is
 /// asked when it runs.
+#[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here
 pub(crate) fn prepare(
     d: &Arc<Dispatcher>,
-    method: Method,
+    task: TaskMethod,
     task_id: String,
-    answers: Option<Map<String, Value>>,
     cx: RequestContext,
 ) -> Result<Prepared, McpError> {
+    let method = task.method();
     if !declares_tasks(&cx) {
         return Err(tasks_not_declared(&format!("`{method}`")));
     }
     if let Some(relayed) = d.relayed_tasks.get().filter(|r| r.owns(&task_id)) {
+        let answers = match task {
+            TaskMethod::Update(answers) => Some(answers),
+            TaskMethod::Get | TaskMethod::Cancel => None,
+        };
         let answered = relayed.relay(method, task_id, answers, cx.clone());
         let meta = d.result_meta();
         return Ok(Prepared::Pending(Box::pin(async move {
@@ -51,8 +77,8 @@ pub(crate) fn prepare(
     Ok(Prepared::Pending(Box::pin(async move {
         let id = cx.request_id();
         let owner = cx.caller().map(|c| c.binding_key().to_string());
-        match method {
-            Method::TasksGet => {
+        match task {
+            TaskMethod::Get => {
                 let task = owned_task(&d, &task_id, owner.as_deref()).await?;
                 task_scopes(&d, &task, &cx)?;
                 let result = GetTaskResult {
@@ -62,10 +88,9 @@ pub(crate) fn prepare(
                 };
                 Ok(Response::result(id, &result))
             }
-            Method::TasksUpdate => {
+            TaskMethod::Update(answers) => {
                 let task = owned_task(&d, &task_id, owner.as_deref()).await?;
                 task_scopes(&d, &task, &cx)?;
-                let answers = answers.unwrap_or_default();
                 check_answers(&task, &answers)?;
                 let now = now_ms();
                 let change = |t: &mut TaskRecord| take_answers(t, &answers, now);
@@ -76,7 +101,7 @@ pub(crate) fn prepare(
                 d.changes.publish(Change::Task(task_id));
                 Ok(Response::result(id, &empty(&d)))
             }
-            _ => {
+            TaskMethod::Cancel => {
                 let task = owned_task(&d, &task_id, owner.as_deref()).await?;
                 task_scopes(&d, &task, &cx)?;
                 // Cancelling a finished task changes nothing, and is acknowledged alike.

@@ -3,8 +3,8 @@
 //! was invoked on, the client's address, the stage in the path, the invocation's deadline),
 //! and what Lambda cannot serve is refused here (2025-11-25 sessions, listen streams, tasks).
 
-use super::LambdaOptions;
 use super::body::NotBase64;
+use super::options::LambdaOptions;
 use super::profile::Profile;
 use crate::dispatch::{
     Call, Handled, Ingress, Outgoing, Response as Answer, Transport, TransportChecks,

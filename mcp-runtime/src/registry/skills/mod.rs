@@ -1,0 +1,16 @@
+//! Skills (the Skills extension, SEP-2640), from what a server declares to what a registry
+//! snapshot serves, lowest first: `embedded` (what `skills!` embeds at compile time), `data`
+//! (a skill's files loaded, ready to answer), `declared` ([`Skills`]: which skills, who may read
+//! them), `index` (a snapshot's skills: entries, requirements, folders). This module only
+//! declares and re-exports.
+
+mod data;
+mod declared;
+mod embedded;
+mod index;
+
+pub(crate) use data::{FileInput, SkillData, rules};
+pub use declared::Skills;
+pub(crate) use declared::{SkillSet, Source};
+pub use embedded::{EmbeddedFile, EmbeddedSkill};
+pub(crate) use index::{DirChild, SkillEntry, SkillIndex};
