@@ -10,7 +10,7 @@ use super::resource::{Resource, ResourceFn, ResourceTemplate};
 use super::skills::SkillIndex;
 use super::tool::{TaskSupport, Tool, ToolHandler};
 use crate::context::{StateMap, StateNeed};
-use crate::error::{BuildError, McpError, SourceLocation};
+use crate::error::{BuildError, SourceLocation};
 use crate::protocol::{APP_MIME_TYPE, UI_SCHEME};
 use crate::schema::{ArgumentValidator, SchemaDialect};
 use crate::uri_template::UriTemplate;
@@ -26,23 +26,9 @@ pub(crate) struct ToolEntry {
     pub(crate) headers: Vec<ParamHeader>,
     pub(crate) tool: Tool,
     pub(crate) json: Box<RawValue>,
-    validator: std::sync::OnceLock<Result<ArgumentValidator, String>>,
+    /// How its arguments are checked (compiled at build).
+    pub(crate) validator: ArgumentValidator,
     pub(crate) handler: ToolHandler,
-}
-
-impl ToolEntry {
-    /// The compiled argument validator (compiled now if it was deferred).
-    pub(crate) fn validator(&self) -> Result<&ArgumentValidator, McpError> {
-        self.validator
-            .get_or_init(|| ArgumentValidator::compile(self.tool.validation_schema()))
-            .as_ref()
-            .map_err(|e| {
-                McpError::internal(format!(
-                    "the inputSchema of tool `{}` does not compile: {e}",
-                    self.tool.info.name
-                ))
-            })
-    }
 }
 
 pub(crate) struct ResourceEntry {
@@ -394,27 +380,22 @@ impl Check<'_> {
             self.invalid("tool", name, reason, at);
             return None;
         }
-        // Hand-written schemas are checked now, so a bad one is a startup error; generated ones
-        // are valid by construction and compiled on first use (faster cold start).
-        let validator = std::sync::OnceLock::new();
+        // Every schema is compiled now, so that one the build cannot check is a startup error.
         // Arguments are validated against schemars' own schema, whichever form is listed.
         let validated = tool.validation_schema();
-        if tool.schema_derived && crate::schema::enforced_by_types(validated) {
+        let validator = if tool.schema_derived && crate::schema::enforced_by_types(validated) {
             // Every keyword is one the typed parse enforces itself (types, required fields, no
             // unknown fields): the handler's deserialization is the validation.
-            let _ = validator.set(Ok(ArgumentValidator::TypedParse));
-        } else if !tool.schema_derived {
+            ArgumentValidator::TypedParse
+        } else {
             match ArgumentValidator::compile(validated) {
-                Ok(v) => {
-                    let _ = validator.set(Ok(v));
-                }
-                Err(e) => {
-                    let reason = format!("its inputSchema is not a valid JSON Schema: {e}");
+                Ok(v) => v,
+                Err(reason) => {
                     self.invalid("tool", name, reason, at);
                     return None;
                 }
             }
-        }
+        };
         let headers = match collect_param_headers(validated) {
             Ok(h) => h,
             Err(reason) => {

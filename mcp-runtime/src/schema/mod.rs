@@ -1,14 +1,15 @@
 //! JSON Schema generation (schemars, 2020-12), its portable form for hosts
 //! ([`portable`], [`portability_issues`]), and compiled validation of tool arguments.
 
+mod check;
 mod doc;
 mod messages;
 mod portability;
 
-use doc::Borrowed;
+use check::{Checker, Refusal};
 pub(crate) use doc::Doc;
 pub(crate) use messages::parse_error_sentence;
-use messages::validation_sentence;
+use messages::sentence;
 pub use portability::{PortabilityIssue, portability_issues, portable};
 use serde_json::{Map, Value};
 
@@ -142,48 +143,92 @@ pub(crate) fn enforced_by_types(schema: &Map<String, Value>) -> bool {
 pub(crate) enum ArgumentValidator {
     /// The typed parse of the handler enforces the whole (generated) schema.
     TypedParse,
-    /// A compiled JSON Schema validator, reading the arguments borrowed from their text.
+    /// A compiled schema, reading the arguments borrowed from their text.
     Schema(Box<Compiled>),
 }
 
-/// A compiled validator and the schema it was compiled from (which its messages read).
-pub(crate) struct Compiled {
-    validator: jsonschema::Validator<Borrowed>,
-    schema: Value,
+/// How many problems one refusal names.
+const PROBLEMS_TOLD: usize = 8;
+
+/// A compiled schema: by the built-in checker, or by the full engine for what it cannot check.
+pub(crate) enum Compiled {
+    BuiltIn(Checker),
+    #[cfg(feature = "full-json-schema")]
+    Full {
+        validator: jsonschema::Validator<doc::Borrowed>,
+        /// The schema, which the engine's errors read.
+        schema: Value,
+    },
 }
 
 impl ArgumentValidator {
+    /// Compiles `schema` with the built-in checker, or, for what only the full engine checks,
+    /// with the engine (feature `full-json-schema`); `Err` says why neither can, as a clause
+    /// about the tool ("its inputSchema …").
     pub(crate) fn compile(schema: &Map<String, Value>) -> Result<Self, String> {
         let schema = Value::Object(schema.clone());
-        jsonschema::options_for::<Borrowed>()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(true)
-            .build(&schema)
-            .map(|validator| ArgumentValidator::Schema(Box::new(Compiled { validator, schema })))
-            .map_err(|e| e.to_string())
+        let compiled = match Checker::compile(&schema) {
+            Ok(checker) => Compiled::BuiltIn(checker),
+            Err(Refusal::Invalid(why)) => {
+                return Err(format!("its inputSchema is not a valid JSON Schema: {why}"));
+            }
+            Err(Refusal::Unsupported(why)) => full_engine(schema, why)?,
+        };
+        Ok(ArgumentValidator::Schema(Box::new(compiled)))
     }
 
-    /// Checks `arguments` (a JSON object's text): `Valid` with the tree the validator read
-    /// (for the typed parse to read again), or `Invalid` with one sentence per violation,
-    /// naming the argument, what it must be and what it was. `Err` when the text cannot be
-    /// read (too deeply nested).
+    /// Checks `arguments` (a JSON object's text): `Valid` with the tree that was read (for the
+    /// typed parse to read again), or `Invalid` with one sentence per violation, naming the
+    /// argument, what it must be and what it was. `Err` when the text cannot be read (too
+    /// deeply nested).
     pub(crate) fn check(&self, arguments: &str) -> Result<Checked, String> {
         let ArgumentValidator::Schema(compiled) = self else {
             return Ok(Checked::Valid(None));
         };
         let doc = Doc::parse(arguments).map_err(|e| e.to_string())?;
         let args = doc.at(arguments);
-        if compiled.validator.is_valid(args) {
-            return Ok(Checked::Valid(Some(doc)));
-        }
-        let problems: Vec<String> = compiled
-            .validator
-            .iter_errors(args)
-            .take(8)
-            .map(|e| validation_sentence(&e, &compiled.schema))
-            .collect();
+        let problems: Vec<String> = match &**compiled {
+            Compiled::BuiltIn(checker) => {
+                if checker.is_valid(args) {
+                    return Ok(Checked::Valid(Some(doc)));
+                }
+                let problems = checker.problems(args, PROBLEMS_TOLD);
+                problems.iter().map(sentence).collect()
+            }
+            #[cfg(feature = "full-json-schema")]
+            Compiled::Full { validator, schema } => {
+                if validator.is_valid(args) {
+                    return Ok(Checked::Valid(Some(doc)));
+                }
+                validator
+                    .iter_errors(args)
+                    .take(PROBLEMS_TOLD)
+                    .map(|e| sentence(&messages::problem_of(&e, schema)))
+                    .collect()
+            }
+        };
         Ok(Checked::Invalid(problems.join("; ")))
     }
+}
+
+/// The full engine's compilation of a schema the built-in checker refused (`why`).
+#[cfg(feature = "full-json-schema")]
+fn full_engine(schema: Value, _why: String) -> Result<Compiled, String> {
+    let validator = jsonschema::options_for::<doc::Borrowed>()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(&schema)
+        .map_err(|e| format!("its inputSchema is not a valid JSON Schema: {e}"))?;
+    Ok(Compiled::Full { validator, schema })
+}
+
+/// Without the full engine, a schema the built-in checker refused (`why`) is refused.
+#[cfg(not(feature = "full-json-schema"))]
+fn full_engine(_schema: Value, why: String) -> Result<Compiled, String> {
+    Err(format!(
+        "its inputSchema {why}, which the built-in checker does not check (turn on mcp-runtime's \
+         `full-json-schema` feature for the full JSON Schema 2020-12 engine)"
+    ))
 }
 
 /// What [`ArgumentValidator::check`] found.
@@ -227,5 +272,32 @@ mod tests {
         assert!(!enforced_by_types(&map(
             json!({"type": "object", "additionalProperties": {"type": "string"}})
         )));
+    }
+
+    #[test]
+    fn a_schema_only_the_full_engine_checks_says_so() {
+        let schema = map(json!({"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}));
+        let compiled = ArgumentValidator::compile(&schema);
+        #[cfg(not(feature = "full-json-schema"))]
+        assert_eq!(
+            compiled.err().as_deref(),
+            Some(
+                "its inputSchema uses `if`, which the built-in checker does not check (turn on \
+                 mcp-runtime's `full-json-schema` feature for the full JSON Schema 2020-12 engine)"
+            )
+        );
+        #[cfg(feature = "full-json-schema")]
+        {
+            let Ok(validator) = compiled else { panic!("the engine compiles it") };
+            let Ok(Checked::Invalid(why)) = validator.check(r#"{"a": 1}"#) else {
+                panic!("refused")
+            };
+            assert_eq!(why, "`b` is required");
+        }
+        let invalid = map(json!({"type": "object", "properties": {"a": {"type": "strin"}}}));
+        assert_eq!(
+            ArgumentValidator::compile(&invalid).err().as_deref(),
+            Some("its inputSchema is not a valid JSON Schema: `type` names an unknown type `strin`")
+        );
     }
 }

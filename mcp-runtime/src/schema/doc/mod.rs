@@ -5,12 +5,14 @@
 //! BENCHMARKS.md, "The validator's tree").
 //!
 //! `tree.rs`: the tree ([`Doc`], [`Text`](tree::Text)), reading it from the text, and
-//! [`DocRef`](tree::DocRef) (a value with its text). `validate.rs`: the validator's view of it;
+//! [`DocRef`](tree::DocRef) (a value with its text). `validate.rs`: the full engine's view of it (feature `full-json-schema`);
 //! `typed.rs`: the typed parse's.
 
 mod tree;
 mod typed;
+#[cfg(feature = "full-json-schema")]
 mod validate;
 
-pub(crate) use tree::Doc;
+pub(crate) use tree::{Doc, DocRef, Text};
+#[cfg(feature = "full-json-schema")]
 pub(crate) use validate::Borrowed;

@@ -14,7 +14,7 @@ pub(crate) enum Text {
 }
 
 impl Text {
-    pub(super) fn get<'a>(&'a self, text: &'a str) -> &'a str {
+    pub(crate) fn get<'a>(&'a self, text: &'a str) -> &'a str {
         match self {
             Text::At(start, end) => text.get(*start..*end).unwrap_or_default(),
             Text::Own(s) => s,
@@ -23,7 +23,7 @@ impl Text {
 
     /// Whether it reads `key`: lengths first, then bytes, rather than comparing sliced names
     /// (BENCHMARKS.md, "The validator's tree").
-    pub(super) fn is(&self, text: &str, key: &str) -> bool {
+    pub(crate) fn is(&self, text: &str, key: &str) -> bool {
         match self {
             Text::At(start, end) => {
                 end - start == key.len()
@@ -70,8 +70,8 @@ impl Doc {
 /// walks and what the typed parse deserializes from.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct DocRef<'a> {
-    pub(super) doc: &'a Doc,
-    pub(super) text: &'a str,
+    pub(crate) doc: &'a Doc,
+    pub(crate) text: &'a str,
 }
 
 impl<'a> DocRef<'a> {
@@ -83,7 +83,7 @@ impl<'a> DocRef<'a> {
     }
 
     /// The same value as a `serde_json::Value` (for error messages and comparisons).
-    pub(super) fn value(self) -> Value {
+    pub(crate) fn value(self) -> Value {
         match self.doc {
             Doc::Null => Value::Null,
             Doc::Bool(b) => Value::Bool(*b),
@@ -216,7 +216,6 @@ impl<'de> Visitor<'de> for KeySeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsonschema::json::Node as _;
 
     #[test]
     fn reads_like_a_value_and_points_into_the_text() {
@@ -238,7 +237,7 @@ mod tests {
         let Doc::Object(inner) = &members[2].1 else {
             panic!("an object")
         };
-        assert_eq!(inner[0].1.at(text).as_string().as_deref(), Some("plain"));
+        assert_eq!(inner[0].1.at(text).value(), Value::from("plain"));
         assert!(matches!(inner[0].1, Doc::String(Text::At(..))));
     }
 

@@ -47,7 +47,7 @@ fn names<S: AsRef<str>>(names: &[S]) -> String {
 }
 
 /// `n thing` or `n things`.
-pub(super) fn count(n: u64, thing: &str) -> String {
+pub(crate) fn count(n: u64, thing: &str) -> String {
     match n {
         1 => format!("1 {thing}"),
         _ => format!("{n} {thing}s"),
