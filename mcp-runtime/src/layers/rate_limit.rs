@@ -1,21 +1,12 @@
-//! [`RateLimit`]: tool calls per caller, as token buckets (`governor`'s GCRA, as the
-//! endpoint's own limit in `transport/http/rate.rs`).
+//! [`RateLimit`]: tool calls per caller, as token buckets (the crate's GCRA, `gcra.rs`, as
+//! the endpoint's own limit in `transport/http/rate.rs`).
 
 use crate::dispatch::layer::{Layer, LayerResult, McpRequest, Next};
+use crate::gcra::Gcra;
 use crate::protocol::Method;
 use crate::registry::BoxFuture;
-use governor::clock::Clock;
-use governor::middleware::NoOpMiddleware;
-use governor::state::keyed::HashMapStateStore;
-use governor::{Quota, RateLimiter};
-use std::num::NonZeroU32;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
-
-/// Checks between two sweeps of the buckets that have refilled (such a bucket is the same as
-/// none, so the map only holds callers seen recently).
-const SWEEP_EVERY: u32 = 4096;
 
 /// A layer that limits each caller to `calls` tool calls per `per` (a token bucket: up to
 /// `calls` at once, refilled evenly over `per`). A call over the limit answers with a tool
@@ -36,7 +27,11 @@ const SWEEP_EVERY: u32 = 4096;
 pub struct RateLimit {
     calls: u32,
     per: Duration,
-    buckets: Buckets<TokioClock>,
+    /// One bucket per caller key.
+    buckets: Gcra<Arc<str>>,
+    /// The buckets' origin, on tokio's clock: a runtime with paused time (tests) sees buckets
+    /// refill as its time advances.
+    started: tokio::time::Instant,
 }
 
 impl std::fmt::Debug for RateLimit {
@@ -48,56 +43,6 @@ impl std::fmt::Debug for RateLimit {
     }
 }
 
-/// Tokio's clock, as time since the layer was made: a runtime with paused time (tests) sees
-/// buckets refill as its time advances.
-#[derive(Clone)]
-struct TokioClock(tokio::time::Instant);
-
-impl Clock for TokioClock {
-    type Instant = Duration;
-    fn now(&self) -> Duration {
-        self.0.elapsed()
-    }
-}
-
-/// governor's keyed limiter on clock `C`.
-type Keyed<C> =
-    RateLimiter<Arc<str>, HashMapStateStore<Arc<str>>, C, NoOpMiddleware<<C as Clock>::Instant>>;
-
-/// One bucket per caller key, on clock `C` (a fake one in the tests).
-struct Buckets<C: Clock> {
-    limiter: Keyed<C>,
-    clock: C,
-    checks: AtomicU32,
-}
-
-impl<C: Clock + Clone> Buckets<C> {
-    fn new(calls: u32, per: Duration, clock: C) -> Buckets<C> {
-        let burst = NonZeroU32::new(calls).unwrap_or(NonZeroU32::MIN);
-        let period = (per / burst.get()).max(Duration::from_nanos(1));
-        let quota = Quota::with_period(period)
-            .unwrap_or_else(|| Quota::per_second(burst))
-            .allow_burst(burst);
-        Buckets {
-            limiter: RateLimiter::hashmap_with_clock(quota, clock.clone()),
-            clock,
-            checks: AtomicU32::new(0),
-        }
-    }
-
-    /// Takes a token from `caller`'s bucket; how long to wait when there is none.
-    fn take(&self, caller: &Arc<str>) -> Result<(), Duration> {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            self.limiter.retain_recent();
-            self.limiter.shrink_to_fit();
-        }
-        self.limiter
-            .check_key(caller)
-            .map(|_| ())
-            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
-    }
-}
-
 impl RateLimit {
     /// At most `calls` tool calls per `per` for each caller (`calls` at least 1).
     pub fn per_caller(calls: u32, per: Duration) -> RateLimit {
@@ -106,7 +51,8 @@ impl RateLimit {
         RateLimit {
             calls,
             per,
-            buckets: Buckets::new(calls, per, TokioClock(tokio::time::Instant::now())),
+            buckets: Gcra::spread(calls, per),
+            started: tokio::time::Instant::now(),
         }
     }
 }
@@ -119,7 +65,7 @@ impl Layer for RateLimit {
         let caller: Arc<str> = request
             .caller()
             .map_or_else(|| Arc::from(""), |c| c.binding_key());
-        match self.buckets.take(&caller) {
+        match self.buckets.check(caller, self.started.elapsed()) {
             Ok(()) => next.run(request),
             Err(wait) => {
                 tracing::debug!(
@@ -151,35 +97,55 @@ impl Layer for RateLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use governor::clock::FakeRelativeClock;
+    use crate::gcra::SWEEP_EVERY;
 
     #[test]
     fn a_bucket_empties_and_refills() {
-        let clock = FakeRelativeClock::default();
-        let limit = Buckets::new(2, Duration::from_secs(10), clock.clone());
-        let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
-        assert!(limit.take(&a).is_ok());
-        assert!(limit.take(&a).is_ok());
-        assert_eq!(limit.take(&a).unwrap_err(), Duration::from_secs(5));
+        let limit = RateLimit::per_caller(2, Duration::from_secs(10));
+        let take =
+            |who: &str, at: u64| limit.buckets.check(Arc::from(who), Duration::from_secs(at));
+        assert!(take("a", 0).is_ok());
+        assert!(take("a", 0).is_ok());
+        assert_eq!(take("a", 0).unwrap_err(), Duration::from_secs(5));
         // Another caller has a bucket of its own.
-        assert!(limit.take(&b).is_ok());
+        assert!(take("b", 0).is_ok());
         // Half the period later one token is back, and only one.
-        clock.advance(Duration::from_secs(5));
-        assert!(limit.take(&a).is_ok());
-        assert!(limit.take(&a).is_err());
+        assert!(take("a", 5).is_ok());
+        assert!(take("a", 5).is_err());
     }
 
     #[test]
     fn refilled_buckets_are_swept() {
-        let clock = FakeRelativeClock::default();
-        let limit = Buckets::new(1, Duration::from_millis(10), clock.clone());
+        let limit = RateLimit::per_caller(1, Duration::from_millis(10));
+        let take = |who: &str, at: Duration| limit.buckets.check(Arc::from(who), at);
         for i in 0..SWEEP_EVERY - 1 {
-            assert!(limit.take(&Arc::from(i.to_string())).is_ok());
+            assert!(take(&i.to_string(), Duration::ZERO).is_ok());
         }
-        assert_eq!(limit.limiter.len(), (SWEEP_EVERY - 1) as usize);
-        clock.advance(Duration::from_secs(1));
+        assert_eq!(limit.buckets.len(), (SWEEP_EVERY - 1) as usize);
         // The next check sweeps first: every bucket has refilled, only the late one is kept.
-        assert!(limit.take(&Arc::from("late")).is_ok());
-        assert_eq!(limit.limiter.len(), 1);
+        assert!(take("late", Duration::from_secs(1)).is_ok());
+        assert_eq!(limit.buckets.len(), 1);
+    }
+
+    #[test]
+    fn the_limits_are_at_least_one_call_and_one_millisecond() {
+        let limit = RateLimit::per_caller(0, Duration::ZERO);
+        assert_eq!((limit.calls, limit.per), (1, Duration::from_millis(1)));
+        let take = |at: u64| {
+            limit
+                .buckets
+                .check(Arc::from(""), Duration::from_micros(at))
+        };
+        assert!(take(0).is_ok());
+        assert_eq!(take(0), Err(Duration::from_millis(1)));
+        assert!(take(1000).is_ok());
+        // A window no clock reaches: one call, then a wait of centuries, no overflow.
+        let limit = RateLimit::per_caller(1, Duration::MAX);
+        assert!(limit.buckets.check(Arc::from(""), Duration::ZERO).is_ok());
+        let wait = limit
+            .buckets
+            .check(Arc::from(""), Duration::ZERO)
+            .unwrap_err();
+        assert!(wait > Duration::from_secs(200 * 365 * 86_400), "{wait:?}");
     }
 }

@@ -1,20 +1,13 @@
 //! The per-caller rate limit of the endpoint (off unless
 //! [`HttpOptions::rate_limit`](super::HttpOptions::rate_limit) is set): token buckets
-//! (`governor`'s GCRA) keyed by the authenticated caller, or by the client's address for
-//! anonymous requests. A request over the limit gets 429 with `Retry-After`.
+//! (the crate's GCRA, `gcra.rs`) keyed by the authenticated caller, or by the client's address
+//! for anonymous requests. A request over the limit gets 429 with `Retry-After`.
 
 use crate::context::Caller;
+use crate::gcra::Gcra;
 use crate::net::ClientNet;
-use governor::clock::{Clock, DefaultClock};
-use governor::state::keyed::HashMapStateStore;
-use governor::{Quota, RateLimiter};
-use std::num::NonZeroU32;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
-
-/// Checks between two sweeps of idle buckets.
-const SWEEP_EVERY: u32 = 4096;
+use std::time::{Duration, Instant};
 
 /// Whose bucket a request draws from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -29,9 +22,9 @@ enum Key {
 
 /// The limiter of one endpoint.
 pub(crate) struct Limiter {
-    buckets: RateLimiter<Key, HashMapStateStore<Key>, DefaultClock>,
-    clock: DefaultClock,
-    checks: AtomicU32,
+    buckets: Gcra<Key>,
+    /// The buckets' origin.
+    started: Instant,
 }
 
 impl std::fmt::Debug for Limiter {
@@ -43,37 +36,30 @@ impl std::fmt::Debug for Limiter {
 impl Limiter {
     /// `requests` per `per` for each caller, in bursts of up to `requests`.
     pub(crate) fn new(requests: u32, per: Duration) -> Limiter {
-        let burst = NonZeroU32::new(requests.max(1)).unwrap_or(NonZeroU32::MIN);
-        let period = (per / burst.get()).max(Duration::from_nanos(1));
-        let quota = Quota::with_period(period)
-            .unwrap_or_else(|| Quota::per_second(burst))
-            .allow_burst(burst);
         Limiter {
-            buckets: RateLimiter::hashmap(quota),
-            clock: DefaultClock::default(),
-            checks: AtomicU32::new(0),
+            buckets: Gcra::spread(requests, per),
+            started: Instant::now(),
         }
     }
 
     /// Takes one request from the bucket of `caller` (or of the `client`'s address, as
-    /// `client.rs` decided it); how long to wait when it is empty.
+    /// `client.rs` decided it); how long to wait when it is empty. Buckets that have refilled
+    /// are the same as no bucket: every few thousand checks, they are forgotten.
     pub(crate) fn check(
         &self,
         caller: Option<&Caller>,
         client: Option<ClientNet>,
     ) -> Result<(), Duration> {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            // Buckets that have refilled are the same as no bucket.
-            self.buckets.retain_recent();
-            self.buckets.shrink_to_fit();
-        }
-        let key = match caller {
+        self.buckets
+            .check(Self::key(caller, client), self.started.elapsed())
+    }
+
+    /// The bucket of `caller`, else of the `client`'s address.
+    fn key(caller: Option<&Caller>, client: Option<ClientNet>) -> Key {
+        match caller {
             Some(c) => Key::Caller(c.binding_key()),
             None => client.map_or(Key::Anonymous, Key::Address),
-        };
-        self.buckets
-            .check_key(&key)
-            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
+        }
     }
 }
 
@@ -101,5 +87,25 @@ mod tests {
         assert!(limiter.check(None, at("2001:db8::2")).is_ok());
         assert!(limiter.check(None, at("2001:db8::3")).is_err());
         assert!(limiter.check(None, at("2001:db8:0:1::1")).is_ok());
+    }
+
+    #[test]
+    fn the_wait_is_the_time_to_the_next_request() {
+        // Two requests a minute: one back every 30 s.
+        let limiter = Limiter::new(2, Duration::from_secs(60));
+        let secs = Duration::from_secs;
+        let take = |key: Key, at: u64| limiter.buckets.check(key, secs(at));
+        let alice = || Limiter::key(Some(&Caller::new("alice")), None);
+        let nobody = || Limiter::key(None, None);
+        assert!(take(alice(), 0).is_ok());
+        assert!(take(alice(), 0).is_ok());
+        assert_eq!(take(alice(), 10), Err(secs(20)));
+        assert!(take(alice(), 30).is_ok());
+        assert_eq!(take(alice(), 30), Err(secs(30)));
+        // Anonymous clients without an address share one bucket, apart from callers'.
+        assert_eq!(nobody(), Key::Anonymous);
+        assert!(take(nobody(), 30).is_ok());
+        assert!(take(nobody(), 30).is_ok());
+        assert_eq!(take(nobody(), 30), Err(secs(30)));
     }
 }
