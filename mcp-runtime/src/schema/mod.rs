@@ -276,7 +276,8 @@ mod tests {
 
     #[test]
     fn a_schema_only_the_full_engine_checks_says_so() {
-        let schema = map(json!({"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}));
+        let schema =
+            map(json!({"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}));
         let compiled = ArgumentValidator::compile(&schema);
         #[cfg(not(feature = "full-json-schema"))]
         assert_eq!(
@@ -288,7 +289,9 @@ mod tests {
         );
         #[cfg(feature = "full-json-schema")]
         {
-            let Ok(validator) = compiled else { panic!("the engine compiles it") };
+            let Ok(validator) = compiled else {
+                panic!("the engine compiles it")
+            };
             let Ok(Checked::Invalid(why)) = validator.check(r#"{"a": 1}"#) else {
                 panic!("refused")
             };
@@ -297,7 +300,9 @@ mod tests {
         let invalid = map(json!({"type": "object", "properties": {"a": {"type": "strin"}}}));
         assert_eq!(
             ArgumentValidator::compile(&invalid).err().as_deref(),
-            Some("its inputSchema is not a valid JSON Schema: `type` names an unknown type `strin`")
+            Some(
+                "its inputSchema is not a valid JSON Schema: `type` names an unknown type `strin`"
+            )
         );
     }
 }

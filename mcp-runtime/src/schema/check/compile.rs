@@ -2,6 +2,7 @@
 //! its JSON pointer, so that a `$ref` (recursive types included) points at one node.
 
 use super::formats::Format;
+use super::pattern::Pattern;
 use crate::schema::messages::types;
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
@@ -26,8 +27,21 @@ pub(super) enum Additional {
     Node(Id),
 }
 
+/// Which groups of keywords a schema object has (`Rules::groups`), so that the walk skips
+/// the others at once.
+pub(super) mod group {
+    pub(in super::super) const VALUES: u8 = 1;
+    pub(in super::super) const NUMBERS: u8 = 1 << 1;
+    pub(in super::super) const STRINGS: u8 = 1 << 2;
+    pub(in super::super) const ARRAYS: u8 = 1 << 3;
+    pub(in super::super) const OBJECTS: u8 = 1 << 4;
+    pub(in super::super) const COMPOSED: u8 = 1 << 5;
+}
+
 /// The assertions and applicators of one schema object, in the order they are checked.
 pub(super) struct Rules {
+    /// The `group`s present.
+    pub(super) groups: u8,
     /// `type`: a set of `types` bits; 0 when absent.
     pub(super) types: u8,
     pub(super) constant: Option<Value>,
@@ -44,7 +58,9 @@ pub(super) struct Rules {
     pub(super) min_properties: Option<u64>,
     pub(super) max_properties: Option<u64>,
     pub(super) required: Vec<String>,
-    pub(super) pattern: Option<(String, regex_lite::Regex)>,
+    /// For each required name, its index in `properties` (when it has one).
+    pub(super) required_at: Vec<Option<usize>>,
+    pub(super) pattern: Option<(String, Pattern)>,
     pub(super) format: Option<Format>,
     pub(super) unique_items: bool,
     /// `properties`, in the schema's order.
@@ -185,14 +201,24 @@ impl<'s> Compiler<'s> {
         Ok(id)
     }
 
-    fn child(&mut self, map: &'s Map<String, Value>, key: &str, pointer: &str) -> Result<Option<Id>, Refusal> {
+    fn child(
+        &mut self,
+        map: &'s Map<String, Value>,
+        key: &str,
+        pointer: &str,
+    ) -> Result<Option<Id>, Refusal> {
         match map.get(key) {
             None => Ok(None),
             Some(v) => self.at(v, format!("{pointer}/{}", escaped(key))).map(Some),
         }
     }
 
-    fn list(&mut self, map: &'s Map<String, Value>, key: &str, pointer: &str) -> Result<Vec<Id>, Refusal> {
+    fn list(
+        &mut self,
+        map: &'s Map<String, Value>,
+        key: &str,
+        pointer: &str,
+    ) -> Result<Vec<Id>, Refusal> {
         match map.get(key) {
             None => Ok(Vec::new()),
             Some(Value::Array(items)) if !items.is_empty() => items
@@ -210,7 +236,9 @@ impl<'s> Compiler<'s> {
             return Err(Refusal::Unsupported(why));
         };
         if !fragment.is_empty() && !fragment.starts_with('/') {
-            return Err(Refusal::Unsupported(format!("has a `$ref` ({target:?}) to an anchor")));
+            return Err(Refusal::Unsupported(format!(
+                "has a `$ref` ({target:?}) to an anchor"
+            )));
         }
         let schema = self
             .root
@@ -237,10 +265,11 @@ impl<'s> Compiler<'s> {
         };
         let pattern = match map.get("pattern") {
             None => None,
-            Some(Value::String(p)) => match regex_lite::Regex::new(p) {
+            Some(Value::String(p)) => match Pattern::new(p) {
                 Ok(re) => Some((p.clone(), re)),
                 Err(_) => {
-                    let why = format!("has a `pattern` ({p:?}) the built-in regex engine cannot read");
+                    let why =
+                        format!("has a `pattern` ({p:?}) the built-in regex engine cannot read");
                     return Err(Refusal::Unsupported(why));
                 }
             },
@@ -259,7 +288,11 @@ impl<'s> Compiler<'s> {
             None => Vec::new(),
             Some(Value::Array(names)) => names
                 .iter()
-                .map(|n| n.as_str().map(str::to_owned).ok_or("`required` must list names"))
+                .map(|n| {
+                    n.as_str()
+                        .map(str::to_owned)
+                        .ok_or("`required` must list names")
+                })
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err("`required` must be an array".into()),
         };
@@ -295,7 +328,12 @@ impl<'s> Compiler<'s> {
             Some(Value::String(target)) => Some(self.reference(target)?),
             Some(_) => return Err("`$ref` must be a string".into()),
         };
-        let rules = Rules {
+        let required_at = required
+            .iter()
+            .map(|name| properties.iter().position(|(p, _)| p == name))
+            .collect();
+        let mut rules = Rules {
+            groups: 0,
             types,
             constant: map.get("const").cloned(),
             one_of_values,
@@ -311,6 +349,7 @@ impl<'s> Compiler<'s> {
             min_properties: count(map, "minProperties")?,
             max_properties: count(map, "maxProperties")?,
             required,
+            required_at,
             pattern,
             format,
             unique_items: map.get("uniqueItems") == Some(&Value::Bool(true)),
@@ -333,11 +372,61 @@ impl<'s> Compiler<'s> {
         if rules.is_empty() {
             return Ok(Node::Any);
         }
+        rules.groups = rules.groups();
         Ok(Node::Rules(Box::new(rules)))
     }
 }
 
 impl Rules {
+    fn groups(&self) -> u8 {
+        let mut groups = 0;
+        if self.constant.is_some() || self.one_of_values.is_some() {
+            groups |= group::VALUES;
+        }
+        if self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.exclusive_minimum.is_some()
+            || self.exclusive_maximum.is_some()
+            || self.multiple_of.is_some()
+        {
+            groups |= group::NUMBERS;
+        }
+        if self.min_length.is_some()
+            || self.max_length.is_some()
+            || self.pattern.is_some()
+            || self.format.is_some()
+        {
+            groups |= group::STRINGS;
+        }
+        if self.min_items.is_some()
+            || self.max_items.is_some()
+            || self.unique_items
+            || self.items.is_some()
+            || !self.prefix_items.is_empty()
+            || self.contains.is_some()
+        {
+            groups |= group::ARRAYS;
+        }
+        if self.min_properties.is_some()
+            || self.max_properties.is_some()
+            || !self.required.is_empty()
+            || self.has_properties
+            || !matches!(self.additional, Additional::Any)
+            || self.property_names.is_some()
+        {
+            groups |= group::OBJECTS;
+        }
+        if !self.all_of.is_empty()
+            || !self.any_of.is_empty()
+            || !self.one_of.is_empty()
+            || self.not.is_some()
+            || self.reference.is_some()
+        {
+            groups |= group::COMPOSED;
+        }
+        groups
+    }
+
     /// Whether it asserts nothing (annotations only).
     fn is_empty(&self) -> bool {
         self.types == 0

@@ -5,10 +5,11 @@
 //! the full engine (feature `full-json-schema`); [`Checker::compile`] says which keyword.
 //!
 //! `compile.rs`: the schema into nodes; `walk.rs`: a value against them; `formats.rs`: the
-//! asserted formats.
+//! asserted formats; `pattern.rs`: `pattern`.
 
 mod compile;
 mod formats;
+mod pattern;
 mod walk;
 
 use super::doc::DocRef;

@@ -12,7 +12,11 @@ fn ours(schema: &Value, instance: &Value) -> Vec<String> {
     let text = instance.to_string();
     let doc = Doc::parse(&text).unwrap();
     let problems = checker.problems(doc.at(&text), 100);
-    assert_eq!(checker.is_valid(doc.at(&text)), problems.is_empty(), "{schema} {instance}");
+    assert_eq!(
+        checker.is_valid(doc.at(&text)),
+        problems.is_empty(),
+        "{schema} {instance}"
+    );
     problems.iter().map(sentence).collect()
 }
 
@@ -52,226 +56,226 @@ fn one(schema: Value, instance: Value) -> String {
     all.into_iter().next().unwrap_or_default()
 }
 
-    fn object(properties: Value) -> Value {
-        json!({"type": "object", "additionalProperties": false, "properties": properties})
-    }
+fn object(properties: Value) -> Value {
+    json!({"type": "object", "additionalProperties": false, "properties": properties})
+}
 
-    #[test]
-    fn each_keyword_reads_as_a_sentence() {
-        let cases = [
-            (
-                json!({"a": {"type": "integer"}}),
-                json!({"a": "one"}),
-                r#"`a` must be an integer (got "one")"#,
-            ),
-            (
-                json!({"a": {"type": ["string", "null"]}}),
-                json!({"a": 1}),
-                "`a` must be a string (got 1)",
-            ),
-            (
-                json!({"priority": {"enum": ["low", "normal", "high"]}}),
-                json!({"priority": "asap"}),
-                r#"`priority` must be one of "low", "normal", "high" (got "asap")"#,
-            ),
-            (
-                json!({"kind": {"const": "A"}}),
-                json!({"kind": "B"}),
-                r#"`kind` must be "A" (got "B")"#,
-            ),
-            (
-                json!({"q": {"type": "string", "minLength": 3}}),
-                json!({"q": "ab"}),
-                r#"`q` must be at least 3 characters long (got "ab")"#,
-            ),
-            (
-                json!({"q": {"type": "string", "maxLength": 1}}),
-                json!({"q": "ab"}),
-                r#"`q` must be at most 1 character long (got "ab")"#,
-            ),
-            (
-                json!({"n": {"minimum": 1}}),
-                json!({"n": 0}),
-                "`n` must be at least 1 (got 0)",
-            ),
-            (
-                json!({"n": {"maximum": 10}}),
-                json!({"n": 11}),
-                "`n` must be at most 10 (got 11)",
-            ),
-            (
-                json!({"n": {"exclusiveMinimum": 0}}),
-                json!({"n": 0}),
-                "`n` must be greater than 0 (got 0)",
-            ),
-            (
-                json!({"n": {"exclusiveMaximum": 1.5}}),
-                json!({"n": 2}),
-                "`n` must be less than 1.5 (got 2)",
-            ),
-            (
-                json!({"n": {"multipleOf": 5}}),
-                json!({"n": 7}),
-                "`n` must be a multiple of 5 (got 7)",
-            ),
-            (
-                json!({"id": {"pattern": "^doc_"}}),
-                json!({"id": "nope"}),
-                r#"`id` must match the pattern `^doc_` (got "nope")"#,
-            ),
-            (
-                json!({"notify": {"format": "email"}}),
-                json!({"notify": "nope"}),
-                r#"`notify` must be an email address (got "nope")"#,
-            ),
-            (
-                json!({"at": {"format": "date"}}),
-                json!({"at": "31/01"}),
-                r#"`at` must be a date (YYYY-MM-DD) (got "31/01")"#,
-            ),
-            (
-                json!({"tags": {"minItems": 1}}),
-                json!({"tags": []}),
-                "`tags` must have at least 1 item (got [])",
-            ),
-            (
-                json!({"tags": {"maxItems": 2}}),
-                json!({"tags": [1, 2, 3]}),
-                "`tags` must have at most 2 items (got [1,2,3])",
-            ),
-            (
-                json!({"tags": {"uniqueItems": true}}),
-                json!({"tags": ["x", "x"]}),
-                r#"`tags` must not repeat an item (got ["x","x"])"#,
-            ),
-            (
-                json!({"o": {"minProperties": 2}}),
-                json!({"o": {"a": 1}}),
-                r#"`o` must have at least 2 members (got {"a":1})"#,
-            ),
-            (
-                json!({"o": {"maxProperties": 0}}),
-                json!({"o": {"a": 1}}),
-                r#"`o` must have at most 0 members (got {"a":1})"#,
-            ),
-            (
-                json!({"l": {"contains": {"type": "string"}}}),
-                json!({"l": [1]}),
-                "`l` must contain at least one item of the kind it asks for (got [1])",
-            ),
-            (
-                json!({"o": {"propertyNames": {"maxLength": 2}}}),
-                json!({"o": {"long": 1}}),
-                r#"`o` has a member named "long" that is not allowed"#,
-            ),
-            (
-                json!({"x": {"not": {"type": "string"}}}),
-                json!({"x": "s"}),
-                r#"`x` has a value that is not allowed (got "s")"#,
-            ),
-            (
-                json!({"x": false}),
-                json!({"x": 1}),
-                "`x` is not allowed here",
-            ),
-            (
-                json!({"t": {"prefixItems": [{"type": "integer"}], "items": false}}),
-                json!({"t": [1, 2]}),
-                "`t[1]` is not allowed (got 2)",
-            ),
-            (
-                json!({"x": {"oneOf": [{"type": "integer"}, {"minimum": 0}]}}),
-                json!({"x": 1}),
-                "`x` matches more than one of its alternatives, and must match exactly one (got 1)",
-            ),
-        ];
-        for (properties, instance, want) in cases {
-            assert_eq!(one(object(properties), instance), want);
-        }
-        let nested = json!({"type": "array", "items": {"type": "object", "required": ["n"],
+#[test]
+fn each_keyword_reads_as_a_sentence() {
+    let cases = [
+        (
+            json!({"a": {"type": "integer"}}),
+            json!({"a": "one"}),
+            r#"`a` must be an integer (got "one")"#,
+        ),
+        (
+            json!({"a": {"type": ["string", "null"]}}),
+            json!({"a": 1}),
+            "`a` must be a string (got 1)",
+        ),
+        (
+            json!({"priority": {"enum": ["low", "normal", "high"]}}),
+            json!({"priority": "asap"}),
+            r#"`priority` must be one of "low", "normal", "high" (got "asap")"#,
+        ),
+        (
+            json!({"kind": {"const": "A"}}),
+            json!({"kind": "B"}),
+            r#"`kind` must be "A" (got "B")"#,
+        ),
+        (
+            json!({"q": {"type": "string", "minLength": 3}}),
+            json!({"q": "ab"}),
+            r#"`q` must be at least 3 characters long (got "ab")"#,
+        ),
+        (
+            json!({"q": {"type": "string", "maxLength": 1}}),
+            json!({"q": "ab"}),
+            r#"`q` must be at most 1 character long (got "ab")"#,
+        ),
+        (
+            json!({"n": {"minimum": 1}}),
+            json!({"n": 0}),
+            "`n` must be at least 1 (got 0)",
+        ),
+        (
+            json!({"n": {"maximum": 10}}),
+            json!({"n": 11}),
+            "`n` must be at most 10 (got 11)",
+        ),
+        (
+            json!({"n": {"exclusiveMinimum": 0}}),
+            json!({"n": 0}),
+            "`n` must be greater than 0 (got 0)",
+        ),
+        (
+            json!({"n": {"exclusiveMaximum": 1.5}}),
+            json!({"n": 2}),
+            "`n` must be less than 1.5 (got 2)",
+        ),
+        (
+            json!({"n": {"multipleOf": 5}}),
+            json!({"n": 7}),
+            "`n` must be a multiple of 5 (got 7)",
+        ),
+        (
+            json!({"id": {"pattern": "^doc_"}}),
+            json!({"id": "nope"}),
+            r#"`id` must match the pattern `^doc_` (got "nope")"#,
+        ),
+        (
+            json!({"notify": {"format": "email"}}),
+            json!({"notify": "nope"}),
+            r#"`notify` must be an email address (got "nope")"#,
+        ),
+        (
+            json!({"at": {"format": "date"}}),
+            json!({"at": "31/01"}),
+            r#"`at` must be a date (YYYY-MM-DD) (got "31/01")"#,
+        ),
+        (
+            json!({"tags": {"minItems": 1}}),
+            json!({"tags": []}),
+            "`tags` must have at least 1 item (got [])",
+        ),
+        (
+            json!({"tags": {"maxItems": 2}}),
+            json!({"tags": [1, 2, 3]}),
+            "`tags` must have at most 2 items (got [1,2,3])",
+        ),
+        (
+            json!({"tags": {"uniqueItems": true}}),
+            json!({"tags": ["x", "x"]}),
+            r#"`tags` must not repeat an item (got ["x","x"])"#,
+        ),
+        (
+            json!({"o": {"minProperties": 2}}),
+            json!({"o": {"a": 1}}),
+            r#"`o` must have at least 2 members (got {"a":1})"#,
+        ),
+        (
+            json!({"o": {"maxProperties": 0}}),
+            json!({"o": {"a": 1}}),
+            r#"`o` must have at most 0 members (got {"a":1})"#,
+        ),
+        (
+            json!({"l": {"contains": {"type": "string"}}}),
+            json!({"l": [1]}),
+            "`l` must contain at least one item of the kind it asks for (got [1])",
+        ),
+        (
+            json!({"o": {"propertyNames": {"maxLength": 2}}}),
+            json!({"o": {"long": 1}}),
+            r#"`o` has a member named "long" that is not allowed"#,
+        ),
+        (
+            json!({"x": {"not": {"type": "string"}}}),
+            json!({"x": "s"}),
+            r#"`x` has a value that is not allowed (got "s")"#,
+        ),
+        (
+            json!({"x": false}),
+            json!({"x": 1}),
+            "`x` is not allowed here",
+        ),
+        (
+            json!({"t": {"prefixItems": [{"type": "integer"}], "items": false}}),
+            json!({"t": [1, 2]}),
+            "`t[1]` is not allowed (got 2)",
+        ),
+        (
+            json!({"x": {"oneOf": [{"type": "integer"}, {"minimum": 0}]}}),
+            json!({"x": 1}),
+            "`x` matches more than one of its alternatives, and must match exactly one (got 1)",
+        ),
+    ];
+    for (properties, instance, want) in cases {
+        assert_eq!(one(object(properties), instance), want);
+    }
+    let nested = json!({"type": "array", "items": {"type": "object", "required": ["n"],
             "properties": {"n": {"type": "integer"}}}});
-        assert_eq!(
-            one(
-                object(json!({"rows": nested})),
-                json!({"rows": [{"n": 1}, {}]})
-            ),
-            "`rows[1].n` is required"
-        );
-    }
+    assert_eq!(
+        one(
+            object(json!({"rows": nested})),
+            json!({"rows": [{"n": 1}, {}]})
+        ),
+        "`rows[1].n` is required"
+    );
+}
 
-    #[test]
-    fn missing_and_unknown_arguments_name_what_is_allowed() {
-        let schema = json!({"type": "object", "required": ["a", "b"], "additionalProperties": false,
+#[test]
+fn missing_and_unknown_arguments_name_what_is_allowed() {
+    let schema = json!({"type": "object", "required": ["a", "b"], "additionalProperties": false,
             "properties": {"a": {"type": "integer"}, "b": {"type": "integer"},
                            "inner": {"type": "object", "additionalProperties": false,
                                      "properties": {"x": {"type": "string"}}}}});
-        assert_eq!(
-            sentences(schema.clone(), json!({"a": 1})),
-            ["`b` is required"]
-        );
-        assert_eq!(
-            sentences(schema.clone(), json!({"a": 1, "b": 2, "c": 3})),
-            ["`c` is not an argument of this tool (its arguments: `a`, `b`, `inner`)"]
-        );
-        assert_eq!(
-            sentences(
-                schema.clone(),
-                json!({"a": 1, "b": 2, "inner": {"y": 1, "z": 2}})
-            ),
-            ["`inner.y`, `inner.z` are not allowed (`inner` takes `x`)"]
-        );
-        let none = json!({"type": "object", "additionalProperties": false});
-        assert_eq!(
-            sentences(none, json!({"q": 1})),
-            ["this tool takes no arguments: send an empty object"]
-        );
-        // Through a reference: the referenced schema's properties.
-        let referenced = json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/P"}},
+    assert_eq!(
+        sentences(schema.clone(), json!({"a": 1})),
+        ["`b` is required"]
+    );
+    assert_eq!(
+        sentences(schema.clone(), json!({"a": 1, "b": 2, "c": 3})),
+        ["`c` is not an argument of this tool (its arguments: `a`, `b`, `inner`)"]
+    );
+    assert_eq!(
+        sentences(
+            schema.clone(),
+            json!({"a": 1, "b": 2, "inner": {"y": 1, "z": 2}})
+        ),
+        ["`inner.y`, `inner.z` are not allowed (`inner` takes `x`)"]
+    );
+    let none = json!({"type": "object", "additionalProperties": false});
+    assert_eq!(
+        sentences(none, json!({"q": 1})),
+        ["this tool takes no arguments: send an empty object"]
+    );
+    // Through a reference: the referenced schema's properties.
+    let referenced = json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/P"}},
             "$defs": {"P": {"type": "object", "additionalProperties": false,
                             "properties": {"k": {"type": "string"}}}}});
-        assert_eq!(
-            sentences(referenced, json!({"p": {"j": 1}})),
-            ["`p.j` is not allowed (`p` takes `k`)"]
-        );
-    }
+    assert_eq!(
+        sentences(referenced, json!({"p": {"j": 1}})),
+        ["`p.j` is not allowed (`p` takes `k`)"]
+    );
+}
 
-    #[test]
-    fn alternatives_say_what_the_value_could_be() {
-        // An `Option` of an enum (schemars' shape): the `null` is left out.
-        let option = json!({"type": "object", "properties": {"maybe": {"anyOf": [
+#[test]
+fn alternatives_say_what_the_value_could_be() {
+    // An `Option` of an enum (schemars' shape): the `null` is left out.
+    let option = json!({"type": "object", "properties": {"maybe": {"anyOf": [
             {"$ref": "#/$defs/P"}, {"type": "null"}]}},
             "$defs": {"P": {"type": "string", "enum": ["low", "high"]}}});
-        assert_eq!(
-            sentences(option, json!({"maybe": "asap"})),
-            [r#"`maybe` must be one of "low", "high" (got "asap")"#]
-        );
-        // Untagged alternatives of different types.
-        let loose = object(json!({"v": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}));
-        assert_eq!(
-            sentences(loose, json!({"v": true})),
-            ["`v` must be an integer or a string (got true)"]
-        );
-        // An enum with data: the alternative whose shape the value has speaks.
-        let shape = object(json!({"s": {"oneOf": [
+    assert_eq!(
+        sentences(option, json!({"maybe": "asap"})),
+        [r#"`maybe` must be one of "low", "high" (got "asap")"#]
+    );
+    // Untagged alternatives of different types.
+    let loose = object(json!({"v": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}));
+    assert_eq!(
+        sentences(loose, json!({"v": true})),
+        ["`v` must be an integer or a string (got true)"]
+    );
+    // An enum with data: the alternative whose shape the value has speaks.
+    let shape = object(json!({"s": {"oneOf": [
             {"type": "string", "enum": ["Dot"]},
             {"type": "object", "required": ["Circle"], "additionalProperties": false,
              "properties": {"Circle": {"type": "number"}}},
             {"type": "object", "required": ["Rect"], "additionalProperties": false,
              "properties": {"Rect": {"type": "object", "required": ["w"],
                                      "properties": {"w": {"type": "integer"}}}}}]}}));
-        assert_eq!(
-            sentences(shape.clone(), json!({"s": {"Circle": "big"}})),
-            [r#"`s.Circle` must be a number (got "big")"#]
-        );
-        assert_eq!(
-            sentences(shape.clone(), json!({"s": "Square"})),
-            [r#"`s` must be "Dot" or an object (got "Square")"#]
-        );
-        assert_eq!(
-            sentences(shape, json!({"s": {"Rect": {}}})),
-            ["`s.Rect.w` is required"]
-        );
-    }
+    assert_eq!(
+        sentences(shape.clone(), json!({"s": {"Circle": "big"}})),
+        [r#"`s.Circle` must be a number (got "big")"#]
+    );
+    assert_eq!(
+        sentences(shape.clone(), json!({"s": "Square"})),
+        [r#"`s` must be "Dot" or an object (got "Square")"#]
+    );
+    assert_eq!(
+        sentences(shape, json!({"s": {"Rect": {}}})),
+        ["`s.Rect.w` is required"]
+    );
+}
 
 /// A registration form as schemars derives it with its validation attributes.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -326,7 +330,10 @@ fn derived_schemas_read_as_the_engine_reads_them() {
     let good = json!({"name": "Ann", "email": "ann@example.com", "age": 30, "score": 4.5,
         "tags": ["a", "b"], "pets": [{"kind": "Low", "called": "Rex"}], "level": "High",
         "phone": "+33 123 456", "site": "https://example.com", "shape": {"type": "Circle", "r": 1.5}});
-    assert_eq!(sentences(schema.clone(), good.clone()), Vec::<String>::new());
+    assert_eq!(
+        sentences(schema.clone(), good.clone()),
+        Vec::<String>::new()
+    );
     let changes = [
         json!({"name": ""}),
         json!({"name": "a very long name"}),
@@ -384,31 +391,62 @@ fn numbers_compare_by_value() {
         (json!({"u": [{"a": 1, "b": 2}, {"b": 2, "a": 1}]}), false),
         (json!({"u": [[1], [1, 1], "1", 1]}), true),
     ] {
-        assert_eq!(sentences(schema.clone(), instance.clone()).is_empty(), valid, "{instance}");
+        assert_eq!(
+            sentences(schema.clone(), instance.clone()).is_empty(),
+            valid,
+            "{instance}"
+        );
     }
 }
 
 #[test]
 fn what_only_the_full_engine_checks_is_refused_by_name() {
     for (schema, says) in [
-        (json!({"if": {"type": "string"}, "then": {"minLength": 1}}), "uses `if`"),
-        (json!({"patternProperties": {"^x": {}}}), "uses `patternProperties`"),
-        (json!({"properties": {"a": {"unevaluatedProperties": false}}}), "uses `unevaluatedProperties`"),
-        (json!({"$ref": "https://example.com/s.json"}), "outside the schema"),
-        (json!({"format": "duration"}), "asserts the `duration` format"),
+        (
+            json!({"if": {"type": "string"}, "then": {"minLength": 1}}),
+            "uses `if`",
+        ),
+        (
+            json!({"patternProperties": {"^x": {}}}),
+            "uses `patternProperties`",
+        ),
+        (
+            json!({"properties": {"a": {"unevaluatedProperties": false}}}),
+            "uses `unevaluatedProperties`",
+        ),
+        (
+            json!({"$ref": "https://example.com/s.json"}),
+            "outside the schema",
+        ),
+        (
+            json!({"format": "duration"}),
+            "asserts the `duration` format",
+        ),
         (json!({"pattern": "(?=a)b"}), "cannot read"),
-        (json!({"items": [{"type": "string"}]}), "an array as `items`"),
+        (
+            json!({"items": [{"type": "string"}]}),
+            "an array as `items`",
+        ),
     ] {
         match Checker::compile(&schema) {
             Err(super::Refusal::Unsupported(why)) => assert!(why.contains(says), "{why}"),
             other => panic!("{schema}: {:?}", other.err()),
         }
     }
-    for schema in [json!({"type": "strin"}), json!({"minLength": -1}), json!({"$ref": "#/$defs/Nope"})] {
-        assert!(matches!(Checker::compile(&schema), Err(super::Refusal::Invalid(_))), "{schema}");
+    for schema in [
+        json!({"type": "strin"}),
+        json!({"minLength": -1}),
+        json!({"$ref": "#/$defs/Nope"}),
+    ] {
+        assert!(
+            matches!(Checker::compile(&schema), Err(super::Refusal::Invalid(_))),
+            "{schema}"
+        );
     }
     // Unknown formats and keywords are annotations, as in the engine.
-    assert!(Checker::compile(&json!({"format": "int32", "x-mcp-header": "Q", "examples": [1]})).is_ok());
+    assert!(
+        Checker::compile(&json!({"format": "int32", "x-mcp-header": "Q", "examples": [1]})).is_ok()
+    );
 }
 
 #[test]
@@ -418,8 +456,15 @@ fn client_input_meets_bounded_work() {
     let checker = Checker::compile(&cycle).unwrap();
     let doc = Doc::parse("{}").unwrap();
     assert!(!checker.is_valid(doc.at("{}")));
-    let said: Vec<String> = checker.problems(doc.at("{}"), 8).iter().map(sentence).collect();
-    assert_eq!(said, ["the arguments could not be checked: its schema refers to itself without end"]);
+    let said: Vec<String> = checker
+        .problems(doc.at("{}"), 8)
+        .iter()
+        .map(sentence)
+        .collect();
+    assert_eq!(
+        said,
+        ["the arguments could not be checked: its schema refers to itself without end"]
+    );
     // `uniqueItems` over 200,000 items sorts rather than compares every pair.
     let items: Vec<String> = (0..200_000).map(|i| i.to_string()).collect();
     let text = format!("[{},1]", items.join(","));

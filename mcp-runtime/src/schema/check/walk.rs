@@ -3,7 +3,7 @@
 //! order the full engine reports them (its keyword priority: type, values, bounds, required,
 //! pattern, format, members, items, composition, `$ref`).
 
-use super::compile::{Additional, Id, Node, Rules};
+use super::compile::{Additional, Id, Node, Rules, group};
 use crate::schema::doc::{Doc, DocRef, Text};
 use crate::schema::messages::{Kind, Problem, Seg, count, format_name, types};
 use serde_json::{Number, Value};
@@ -52,11 +52,19 @@ pub(super) struct Sink {
 
 impl Sink {
     pub(super) fn first() -> Sink {
-        Sink { problems: Vec::new(), collect: false, limit: 0 }
+        Sink {
+            problems: Vec::new(),
+            collect: false,
+            limit: 0,
+        }
     }
 
     pub(super) fn all(limit: usize) -> Sink {
-        Sink { problems: Vec::new(), collect: true, limit }
+        Sink {
+            problems: Vec::new(),
+            collect: true,
+            limit,
+        }
     }
 
     fn collecting(&self) -> bool {
@@ -66,7 +74,11 @@ impl Sink {
     /// Records a problem (when collecting); always `false`, the verdict.
     fn fail(&mut self, at: &At<'_>, v: DocRef<'_>, kind: impl FnOnce() -> Kind) -> bool {
         if self.collecting() {
-            self.problems.push(Problem { path: at.path(), value: v.value(), kind: kind() });
+            self.problems.push(Problem {
+                path: at.path(),
+                value: v.value(),
+                kind: kind(),
+            });
         }
         false
     }
@@ -79,7 +91,14 @@ pub(super) struct Walker<'n> {
 
 impl Walker<'_> {
     /// Whether `v` (at `at`) satisfies node `id`; its problems into `sink`.
-    pub(super) fn node(&self, id: Id, v: DocRef<'_>, at: &At<'_>, sink: &mut Sink, depth: u32) -> bool {
+    pub(super) fn node(
+        &self,
+        id: Id,
+        v: DocRef<'_>,
+        at: &At<'_>,
+        sink: &mut Sink,
+        depth: u32,
+    ) -> bool {
         if depth > MAX_DEPTH {
             return sink.fail(at, v, || {
                 Kind::Phrase("could not be checked: its schema refers to itself without end".into())
@@ -97,6 +116,8 @@ impl Walker<'_> {
         self.node(id, v, at, &mut Sink::first(), depth)
     }
 
+    /// One schema object's keywords, by the kind of value: a value has one type, so only its
+    /// group and the composition apply, each in the full engine's order.
     fn rules(&self, r: &Rules, v: DocRef<'_>, at: &At<'_>, sink: &mut Sink, depth: u32) -> bool {
         let mut ok = true;
         // One failed keyword: recorded, and the walk ends unless problems are collected.
@@ -108,173 +129,182 @@ impl Walker<'_> {
                 }
             }};
         }
-        if r.types != 0 && r.types & type_of(v.doc) == 0 {
-            fail!(Kind::Type(r.types));
-        }
-        if let Some(c) = &r.constant
-            && !equal(v, c)
-        {
-            fail!(Kind::Const(c.clone()));
-        }
-        if let Some(values) = &r.one_of_values
-            && !values.iter().any(|x| equal(v, x))
-        {
-            fail!(Kind::Enum(values.clone()));
-        }
-        if let Doc::Number(n) = v.doc {
-            if let Some(m) = &r.minimum
-                && compare(n, m) == Ordering::Less
-            {
-                fail!(Kind::Must(format!("be at least {m}")));
-            }
-            if let Some(m) = &r.maximum
-                && compare(n, m) == Ordering::Greater
-            {
-                fail!(Kind::Must(format!("be at most {m}")));
-            }
-            if let Some(m) = &r.exclusive_minimum
-                && compare(n, m) != Ordering::Greater
-            {
-                fail!(Kind::Must(format!("be greater than {m}")));
-            }
-            if let Some(m) = &r.exclusive_maximum
-                && compare(n, m) != Ordering::Less
-            {
-                fail!(Kind::Must(format!("be less than {m}")));
-            }
-            if let Some(m) = &r.multiple_of
-                && !multiple(n, m)
-            {
-                fail!(Kind::Must(format!("be a multiple of {m}")));
-            }
-        }
-        let string = match v.doc {
-            Doc::String(s) => Some(s.get(v.text)),
-            _ => None,
-        };
-        if let Some(s) = string
-            && (r.min_length.is_some() || r.max_length.is_some())
-        {
-            let chars = s.chars().count() as u64;
-            if let Some(n) = r.min_length
-                && chars < n
-            {
-                fail!(Kind::Must(format!("be at least {} long", count(n, "character"))));
-            }
-            if let Some(n) = r.max_length
-                && chars > n
-            {
-                fail!(Kind::Must(format!("be at most {} long", count(n, "character"))));
-            }
-        }
-        if let Doc::Array(items) = v.doc {
-            let len = items.len() as u64;
-            if let Some(n) = r.min_items
-                && len < n
-            {
-                fail!(Kind::Must(format!("have at least {}", count(n, "item"))));
-            }
-            if let Some(n) = r.max_items
-                && len > n
-            {
-                fail!(Kind::Must(format!("have at most {}", count(n, "item"))));
-            }
-        }
-        if let Doc::Object(members) = v.doc {
-            let len = members.len() as u64;
-            if let Some(n) = r.min_properties
-                && len < n
-            {
-                fail!(Kind::Must(format!("have at least {}", count(n, "member"))));
-            }
-            if let Some(n) = r.max_properties
-                && len > n
-            {
-                fail!(Kind::Must(format!("have at most {}", count(n, "member"))));
-            }
-            for name in &r.required {
-                if !members.iter().any(|(k, _)| k.is(v.text, name)) {
-                    fail!(Kind::Required(name.clone()));
-                }
-            }
-        }
-        if let Some(s) = string {
-            if let Some((pattern, re)) = &r.pattern
-                && !re.is_match(s)
-            {
-                fail!(Kind::Must(format!("match the pattern `{pattern}`")));
-            }
-            if let Some(f) = r.format
-                && !f.accepts(s)
-            {
-                fail!(Kind::Must(format!("be {}", format_name(f.name()))));
-            }
-        }
-        if r.unique_items
-            && let Doc::Array(items) = v.doc
-            && !unique(items, v.text)
-        {
-            fail!(Kind::Must("not repeat an item".into()));
-        }
-        if let Doc::Object(members) = v.doc {
-            ok &= self.members(r, members, v, at, sink, depth);
-            if !ok && !sink.collecting() {
-                return false;
-            }
-            if let Some(names) = r.property_names {
-                for (key, _) in members {
-                    let name = Doc::String(key.clone());
-                    if !self.passes(names, name.at(v.text), at, depth) {
-                        let shown = Value::String(key.get(v.text).to_owned());
-                        fail!(Kind::PropertyName(shown));
-                    }
-                }
-            }
-        }
-        if let Doc::Array(items) = v.doc {
-            let first = r.prefix_items.len();
-            if let Some(each) = r.items {
-                for (i, item) in items.iter().enumerate().skip(first) {
-                    let here = At::Index(at, i);
-                    ok &= self.node(each, item.at(v.text), &here, sink, depth);
-                    if !ok && !sink.collecting() {
-                        return false;
-                    }
-                }
-            }
-            for (i, (id, item)) in r.prefix_items.iter().zip(items).enumerate() {
-                let here = At::Index(at, i);
-                ok &= self.node(*id, item.at(v.text), &here, sink, depth);
+        // A subschema's verdict: the walk ends on a failure unless problems are collected.
+        macro_rules! apply {
+            ($verdict:expr) => {{
+                ok &= $verdict;
                 if !ok && !sink.collecting() {
                     return false;
                 }
-            }
-            if let Some(wanted) = r.contains
-                && !items
-                    .iter()
-                    .enumerate()
-                    .any(|(i, item)| self.passes(wanted, item.at(v.text), &At::Index(at, i), depth))
+            }};
+        }
+        if r.types != 0 && r.types & type_of(v.doc) == 0 {
+            fail!(Kind::Type(r.types));
+        }
+        if r.groups & group::VALUES != 0 {
+            if let Some(c) = &r.constant
+                && !equal(v, c)
             {
-                fail!(Kind::Must("contain at least one item of the kind it asks for".into()));
+                fail!(Kind::Const(c.clone()));
             }
+            if let Some(values) = &r.one_of_values
+                && !values.iter().any(|x| equal(v, x))
+            {
+                fail!(Kind::Enum(values.clone()));
+            }
+        }
+        match v.doc {
+            Doc::Number(n) if r.groups & group::NUMBERS != 0 => {
+                if let Some(m) = &r.minimum
+                    && compare(n, m) == Ordering::Less
+                {
+                    fail!(Kind::Must(format!("be at least {m}")));
+                }
+                if let Some(m) = &r.maximum
+                    && compare(n, m) == Ordering::Greater
+                {
+                    fail!(Kind::Must(format!("be at most {m}")));
+                }
+                if let Some(m) = &r.exclusive_minimum
+                    && compare(n, m) != Ordering::Greater
+                {
+                    fail!(Kind::Must(format!("be greater than {m}")));
+                }
+                if let Some(m) = &r.exclusive_maximum
+                    && compare(n, m) != Ordering::Less
+                {
+                    fail!(Kind::Must(format!("be less than {m}")));
+                }
+                if let Some(m) = &r.multiple_of
+                    && !multiple(n, m)
+                {
+                    fail!(Kind::Must(format!("be a multiple of {m}")));
+                }
+            }
+            Doc::String(s) if r.groups & group::STRINGS != 0 => {
+                let s = s.get(v.text);
+                if r.min_length.is_some() || r.max_length.is_some() {
+                    let chars = s.chars().count() as u64;
+                    if let Some(n) = r.min_length
+                        && chars < n
+                    {
+                        fail!(Kind::Must(format!(
+                            "be at least {} long",
+                            count(n, "character")
+                        )));
+                    }
+                    if let Some(n) = r.max_length
+                        && chars > n
+                    {
+                        fail!(Kind::Must(format!(
+                            "be at most {} long",
+                            count(n, "character")
+                        )));
+                    }
+                }
+                if let Some((pattern, re)) = &r.pattern
+                    && !re.is_match(s)
+                {
+                    fail!(Kind::Must(format!("match the pattern `{pattern}`")));
+                }
+                if let Some(f) = r.format
+                    && !f.accepts(s)
+                {
+                    fail!(Kind::Must(format!("be {}", format_name(f.name()))));
+                }
+            }
+            Doc::Array(items) if r.groups & group::ARRAYS != 0 => {
+                let len = items.len() as u64;
+                if let Some(n) = r.min_items
+                    && len < n
+                {
+                    fail!(Kind::Must(format!("have at least {}", count(n, "item"))));
+                }
+                if let Some(n) = r.max_items
+                    && len > n
+                {
+                    fail!(Kind::Must(format!("have at most {}", count(n, "item"))));
+                }
+                if r.unique_items && !unique(items, v.text) {
+                    fail!(Kind::Must("not repeat an item".into()));
+                }
+                let first = r.prefix_items.len();
+                if let Some(each) = r.items {
+                    for (i, item) in items.iter().enumerate().skip(first) {
+                        apply!(self.node(each, item.at(v.text), &At::Index(at, i), sink, depth));
+                    }
+                }
+                for (i, (id, item)) in r.prefix_items.iter().zip(items).enumerate() {
+                    apply!(self.node(*id, item.at(v.text), &At::Index(at, i), sink, depth));
+                }
+                if let Some(wanted) = r.contains
+                    && !items.iter().enumerate().any(|(i, item)| {
+                        self.passes(wanted, item.at(v.text), &At::Index(at, i), depth)
+                    })
+                {
+                    fail!(Kind::Must(
+                        "contain at least one item of the kind it asks for".into()
+                    ));
+                }
+            }
+            Doc::Object(members) if r.groups & group::OBJECTS != 0 => {
+                let len = members.len() as u64;
+                if let Some(n) = r.min_properties
+                    && len < n
+                {
+                    fail!(Kind::Must(format!("have at least {}", count(n, "member"))));
+                }
+                if let Some(n) = r.max_properties
+                    && len > n
+                {
+                    fail!(Kind::Must(format!("have at most {}", count(n, "member"))));
+                }
+                // Collecting, the required names are told first; otherwise the pass over the
+                // members marks those it meets.
+                let collecting = sink.collecting();
+                if collecting {
+                    for name in &r.required {
+                        if !members.iter().any(|(k, _)| k.is(v.text, name)) {
+                            fail!(Kind::Required(name.clone()));
+                        }
+                    }
+                }
+                let mut seen = 0u64;
+                apply!(self.members(r, members, v, at, sink, depth, &mut seen));
+                if !collecting {
+                    for (name, index) in r.required.iter().zip(&r.required_at) {
+                        let present = match index {
+                            Some(i) if *i < 64 => seen & (1 << i) != 0,
+                            _ => members.iter().any(|(k, _)| k.is(v.text, name)),
+                        };
+                        if !present {
+                            return false;
+                        }
+                    }
+                }
+                if let Some(names) = r.property_names {
+                    for (key, _) in members {
+                        let name = Doc::String(key.clone());
+                        if !self.passes(names, name.at(v.text), at, depth) {
+                            let shown = Value::String(key.get(v.text).to_owned());
+                            fail!(Kind::PropertyName(shown));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if r.groups & group::COMPOSED == 0 {
+            return ok;
         }
         for id in &r.all_of {
-            ok &= self.node(*id, v, at, sink, depth);
-            if !ok && !sink.collecting() {
-                return false;
-            }
+            apply!(self.node(*id, v, at, sink, depth));
         }
-        if !r.any_of.is_empty() && !self.alternatives(&r.any_of, false, v, at, sink, depth) {
-            ok = false;
-            if !sink.collecting() {
-                return false;
-            }
+        if !r.any_of.is_empty() {
+            apply!(self.alternatives(&r.any_of, false, v, at, sink, depth));
         }
-        if !r.one_of.is_empty() && !self.alternatives(&r.one_of, true, v, at, sink, depth) {
-            ok = false;
-            if !sink.collecting() {
-                return false;
-            }
+        if !r.one_of.is_empty() {
+            apply!(self.alternatives(&r.one_of, true, v, at, sink, depth));
         }
         if let Some(id) = r.not
             && self.passes(id, v, at, depth)
@@ -288,18 +318,39 @@ impl Walker<'_> {
     }
 
     /// `properties` and `additionalProperties`, member by member in the order written; the
-    /// members no schema declares in one problem after the others'.
-    fn members(&self, r: &Rules, members: &[(Text, Doc)], v: DocRef<'_>, at: &At<'_>, sink: &mut Sink, depth: u32) -> bool {
+    /// members no schema declares in one problem after the others'. `seen` gets a bit for each
+    /// of the first 64 properties met. Members are looked up from the property after the last
+    /// one met: arguments sent in the schema's order cost one comparison each.
+    #[allow(clippy::too_many_arguments)]
+    fn members(
+        &self,
+        r: &Rules,
+        members: &[(Text, Doc)],
+        v: DocRef<'_>,
+        at: &At<'_>,
+        sink: &mut Sink,
+        depth: u32,
+        seen: &mut u64,
+    ) -> bool {
         if !r.has_properties && matches!(r.additional, Additional::Any) {
             return true;
         }
         let mut ok = true;
         let mut unexpected: Vec<String> = Vec::new();
+        let count = r.properties.len();
+        let mut next = 0;
         for (key, value) in members {
-            let name = key.get(v.text);
-            let here = At::Key(at, name);
-            let schema = match r.properties.iter().find(|(n, _)| key.is(v.text, n)) {
-                Some((_, id)) => Some(*id),
+            let found = (next..count)
+                .chain(0..next)
+                .find(|i| key.is(v.text, &r.properties[*i].0));
+            let schema = match found {
+                Some(i) => {
+                    next = i + 1;
+                    if i < 64 {
+                        *seen |= 1 << i;
+                    }
+                    Some(r.properties[i].1)
+                }
                 None => match r.additional {
                     Additional::Any => None,
                     Additional::Node(id) => Some(id),
@@ -308,7 +359,7 @@ impl Walker<'_> {
                         if !sink.collecting() {
                             return false;
                         }
-                        unexpected.push(name.to_owned());
+                        unexpected.push(key.get(v.text).to_owned());
                         None
                     }
                     Additional::Never => {
@@ -318,6 +369,7 @@ impl Walker<'_> {
                 },
             };
             if let Some(id) = schema {
+                let here = At::Key(at, key.get(v.text));
                 ok &= self.node(id, value.at(v.text), &here, sink, depth);
                 if !ok && !sink.collecting() {
                     return false;
@@ -326,13 +378,24 @@ impl Walker<'_> {
         }
         if !unexpected.is_empty() {
             let declared = r.properties.iter().map(|(n, _)| n.clone()).collect();
-            sink.fail(at, v, || Kind::Unexpected { names: unexpected, declared });
+            sink.fail(at, v, || Kind::Unexpected {
+                names: unexpected,
+                declared,
+            });
         }
         ok
     }
 
     /// `anyOf` (`exactly_one` false) or `oneOf`.
-    fn alternatives(&self, ids: &[Id], exactly_one: bool, v: DocRef<'_>, at: &At<'_>, sink: &mut Sink, depth: u32) -> bool {
+    fn alternatives(
+        &self,
+        ids: &[Id],
+        exactly_one: bool,
+        v: DocRef<'_>,
+        at: &At<'_>,
+        sink: &mut Sink,
+        depth: u32,
+    ) -> bool {
         if !sink.collecting() {
             let mut passing = ids.iter().filter(|id| self.passes(**id, v, at, depth));
             return match exactly_one {
@@ -379,7 +442,9 @@ fn integral(n: &Number) -> bool {
 }
 
 fn as_int(n: &Number) -> Option<i128> {
-    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
 }
 
 fn as_float(n: &Number) -> f64 {
@@ -390,7 +455,9 @@ fn as_float(n: &Number) -> f64 {
 fn compare(a: &Number, b: &Number) -> Ordering {
     match (as_int(a), as_int(b)) {
         (Some(x), Some(y)) => x.cmp(&y),
-        _ => as_float(a).partial_cmp(&as_float(b)).unwrap_or(Ordering::Equal),
+        _ => as_float(a)
+            .partial_cmp(&as_float(b))
+            .unwrap_or(Ordering::Equal),
     }
 }
 
@@ -417,7 +484,10 @@ fn equal(v: DocRef<'_>, x: &Value) -> bool {
         }
         (Doc::Object(members), Value::Object(map)) => {
             members.len() == map.len()
-                && members.iter().all(|(k, val)| map.get(k.get(v.text)).is_some_and(|x| equal(val.at(v.text), x)))
+                && members.iter().all(|(k, val)| {
+                    map.get(k.get(v.text))
+                        .is_some_and(|x| equal(val.at(v.text), x))
+                })
         }
         _ => false,
     }

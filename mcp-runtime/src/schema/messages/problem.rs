@@ -165,7 +165,10 @@ pub(crate) fn sentence(problem: &Problem) -> String {
              {got})"
         ),
         Kind::PropertyName(name) => {
-            format!("{who} has a member named {} that is not allowed", shown(name))
+            format!(
+                "{who} has a member named {} that is not allowed",
+                shown(name)
+            )
         }
         Kind::NoMembers => match path.as_str() {
             "" => "this tool takes no arguments: send an empty object".into(),
@@ -178,7 +181,10 @@ pub(crate) fn sentence(problem: &Problem) -> String {
         Kind::Not => format!("{who} has a value that is not allowed (got {got})"),
         Kind::Phrase(words) => format!("{who} {words}"),
         Kind::Said(message) => format!("{who}: {message}"),
-        Kind::Type(set) => format!("{who} must be {} (got {got})", type_names(*set).join(" or ")),
+        Kind::Type(set) => format!(
+            "{who} must be {} (got {got})",
+            type_names(*set).join(" or ")
+        ),
         Kind::Enum(options) => match options.as_slice() {
             [only] => format!("{who} must be {} (got {got})", shown(only)),
             values => format!("{who} must be one of {} (got {got})", listed(values)),
