@@ -5,6 +5,7 @@
 // The modules by layer, lowest first, one group a layer: a module imports from its own group
 // and the groups above it, never from one below (ARCHITECTURE.md draws them).
 mod bus;
+mod error_path;
 mod net;
 pub mod protocol;
 pub mod schema;
