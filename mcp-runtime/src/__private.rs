@@ -7,18 +7,30 @@ pub use crate::mrtr::{AskOnce, ElicitForm, FormField, InputSet, InputSlot};
 pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
 pub use crate::registry::result_view::ResultSchema;
 pub use crate::registry::{
-    AccessCheck, BoxFuture, Completer, Handlers, IntoPrimitive, IntoPrompt, IntoPromptResult,
-    IntoResource, IntoResourceResult, IntoResourceTemplate, IntoTool, IntoToolResult, Primitive,
-    PrimitiveKind, Prompt, PromptGet, PromptOutcome, Registration, Resource, ResourceOutcome,
-    ResourceRead, ResourceTemplate, ResultView, Skills, TaskSupport, Tool, ToolCall, ToolOutcome,
-    Visibility, parse_arguments,
+    AccessCheck, BoxFuture, Build, Completer, GeneratedResourceFn, HandlerFn, Handlers,
+    IntoPrimitive, IntoPrompt, IntoPromptResult, IntoResource, IntoResourceResult,
+    IntoResourceTemplate, IntoTool, IntoToolResult, Primitive, PrimitiveKind, Prompt, PromptGet,
+    PromptOutcome, Registration, Resource, ResourceOutcome, ResourceRead, ResourceTemplate,
+    ResultView, Skills, TaskSupport, Tool, ToolCall, ToolOutcome, ToolSpec, Visibility,
+    generated_prompt_handler, generated_resource_handler, generated_template_handler,
+    generated_tool, parse_arguments,
 };
 pub use crate::registry::{EmbeddedFile, EmbeddedSkill};
+pub use crate::schema::schema_for;
+pub use arguments::{FieldKey, field_value, object_schema, property, required};
+pub use from_string::{
+    FindFromStr, FindRefused, FindSerde, NoWay, NoWayEither, Parse, PromptArgument, Refused,
+    TemplateVariable, ViaFromStr, ViaSerde, invalid_prompt_argument, invalid_variable,
+    missing_prompt_argument, refused_prompt_argument, refused_variable,
+};
 pub use inventory;
 pub use schemars;
 pub use serde;
 pub use serde_json;
 pub use std;
+
+mod arguments;
+mod from_string;
 
 /// Parameters of a `#[tool]` must be JSON arguments: this bound gives a readable error.
 #[diagnostic::on_unimplemented(
@@ -28,6 +40,22 @@ pub use std;
 )]
 pub trait ToolArgument {}
 impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
+
+/// The type of a JSON argument, projected through this trait in a tool's arguments struct: a
+/// type that is not `Deserialize + JsonSchema` fails here, once, at the parameter's type,
+/// instead of in every method the arguments struct's impls have.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument",
+    label = "tool arguments must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "derive `Deserialize` and `JsonSchema` for it, or, if it is a context value such as a progress reporter, mark the parameter with `#[ctx]`"
+)]
+pub trait Argument {
+    /// The type itself.
+    type Type;
+}
+impl<T: ToolArgument> Argument for T {
+    type Type = T;
+}
 
 /// Compile-time check helper: `assert_argument::<T>()`.
 pub const fn assert_argument<T: ToolArgument + ?Sized>() {}

@@ -6,6 +6,7 @@
 // and the groups above it, never from one below (ARCHITECTURE.md draws them).
 mod bus;
 mod gcra;
+mod error_path;
 mod net;
 pub mod protocol;
 pub mod schema;

@@ -3,6 +3,7 @@
 //! Everything generated is named through `::mcp_runtime::__private` and sits inside
 //! `const _: () = { ... };`.
 
+mod arguments;
 pub(crate) mod form;
 mod inputs;
 pub(crate) mod prompt;
@@ -10,8 +11,9 @@ pub(crate) mod resource;
 mod strings;
 pub(crate) mod tool;
 
+pub(crate) use arguments::{ArgumentsStruct, arguments_struct};
 pub(crate) use inputs::{context_and_inputs, declarations, local};
-pub(crate) use strings::{argument_trait, from_str_trait, parse_string, refuses_strings};
+pub(crate) use strings::{Noun, parse_string, refuses_strings, ways_in_scope};
 
 use crate::attr::shared::{AccessSpec, CompletionSource, IconSpec};
 use crate::kind::Kind;
@@ -28,6 +30,7 @@ pub(crate) fn allows() -> TokenStream {
             non_camel_case_types,
             non_snake_case,
             unused_qualifications,
+            unused_imports,
             unused_variables,
             unused_mut,
             dead_code,
@@ -60,7 +63,8 @@ impl Registered {
             Kind::Prompt => &[Registered::Prompt],
         }
     }
-    /// The runtime type (`Tool`), also the name of its `Primitive` and `PrimitiveKind` variant.
+    /// The runtime type (`Tool`), also the name of its `Primitive`, `PrimitiveKind` and `Build`
+    /// variant.
     fn ty(self) -> Ident {
         format_ident!(
             "{}",
@@ -176,11 +180,8 @@ pub(crate) fn registration(
         },
     };
     quote! {
-        fn __mcp_primitive() -> #p::Primitive {
-            #p::Primitive::#ty(#build())
-        }
         #p::inventory::submit! {
-            #p::Registration::new(#p::PrimitiveKind::#ty, #key, __mcp_primitive, #owner, ::core::file!(), ::core::line!(), ::core::column!())
+            #p::Registration::new(#key, #p::Build::#ty(#build), #owner, ::core::file!(), ::core::line!(), ::core::column!())
         }
     }
 }
@@ -197,24 +198,40 @@ pub(crate) fn emitted(func: &Function) -> TokenStream {
     }
 }
 
-/// `builder = builder.title(..)` and `.description(..)`: the attribute's description, else the
-/// doc comment's. Shared by `#[tool]`, `#[resource]` and `#[prompt]`.
+/// The title and the description (the attribute's, else the doc comment's), each as an
+/// `Option<&'static str>` expression (the fields of `#[tool]`'s `ToolSpec`).
 pub(crate) fn title_and_description(
-    builder: &str,
+    title: Option<&syn::LitStr>,
+    description: Option<&syn::LitStr>,
+    attrs: &[syn::Attribute],
+) -> (TokenStream, TokenStream) {
+    let some = |text: Option<String>| match text {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let description = description
+        .map(syn::LitStr::value)
+        .or_else(|| crate::docs::description(attrs));
+    (some(title.map(syn::LitStr::value)), some(description))
+}
+
+/// `builder = builder.title(..)` and `.description(..)`, as [`title_and_description`] finds
+/// them (`#[resource]` and `#[prompt]`).
+pub(crate) fn title_and_description_setters(
+    builder: &Ident,
     title: Option<&syn::LitStr>,
     description: Option<&syn::LitStr>,
     attrs: &[syn::Attribute],
 ) -> TokenStream {
-    let b = format_ident!("{}", builder);
     let mut out = TokenStream::new();
     if let Some(t) = title {
-        out.extend(quote!(#b = #b.title(#t);));
+        out.extend(quote!(#builder = #builder.title(#t);));
     }
     let description = description
         .map(syn::LitStr::value)
         .or_else(|| crate::docs::description(attrs));
     if let Some(d) = description {
-        out.extend(quote!(#b = #b.description(#d);));
+        out.extend(quote!(#builder = #builder.description(#d);));
     }
     out
 }

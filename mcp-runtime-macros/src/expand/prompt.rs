@@ -1,7 +1,7 @@
 //! The code `#[prompt]` generates: the handler parsing the string arguments, the build
 //! function declaring them, the handle and the registration.
 
-use crate::expand::{self, Registered, local};
+use crate::expand::{self, Noun, Registered, local};
 use crate::model::{Function, Prompt, option_inner};
 use crate::paths::Paths;
 use proc_macro2::TokenStream;
@@ -35,25 +35,17 @@ pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> Token
         let required = !optional;
         declare
             .extend(quote!(__mcp_prompt = __mcp_prompt.argument(#arg, #description, #required);));
-        let refuses = expand::refuses_strings(ty);
+        let refuses = expand::refuses_strings(paths, Noun::PromptArgument, ty);
         let written = quote!(#ty).to_string().replace(' ', "");
         declare.extend(quote! {
-            if let ::core::option::Option::Some(__mcp_e) = #refuses {
-                __mcp_prompt = __mcp_prompt.invalid(#p::std::format!(
-                    "its argument `{}` is a `{}`, which is never made from a string (serde expects {}): prompt arguments arrive as strings; take a `String`, a number, `bool`, a fieldless enum or a type implementing `FromStr`",
-                    #arg, #written, __mcp_e
-                ));
-            }
+            __mcp_prompt = #p::refused_prompt_argument(__mcp_prompt, #arg, #written, #refuses);
         });
-        let parse_value = expand::parse_string(ty, quote!(&__mcp_v));
+        let parse_value = expand::parse_string(paths, Noun::PromptArgument, ty, quote!(&__mcp_v));
         let parse = quote! {
             match #parse_value {
                 ::core::result::Result::Ok(__mcp_x) => __mcp_x,
                 ::core::result::Result::Err(__mcp_e) => {
-                    return ::core::result::Result::Err(#p::McpError::invalid_params(#p::std::format!(
-                        "Invalid params: argument `{}` of prompt `{}` is not valid ({:?}): {}",
-                        #arg, __mcp_get.name, __mcp_v, __mcp_e
-                    )));
+                    return ::core::result::Result::Err(#p::invalid_prompt_argument(&__mcp_get, #arg, &__mcp_v, __mcp_e));
                 }
             }
         };
@@ -69,10 +61,7 @@ pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> Token
                 let #l: #full_ty = match __mcp_get.arguments.remove(#arg) {
                     ::core::option::Option::Some(__mcp_v) => #parse,
                     ::core::option::Option::None => {
-                        return ::core::result::Result::Err(#p::McpError::invalid_params(#p::std::format!(
-                            "Invalid params: prompt `{}` requires the argument `{}`",
-                            __mcp_get.name, #arg
-                        )));
+                        return ::core::result::Result::Err(#p::missing_prompt_argument(&__mcp_get, #arg));
                     }
                 };
             });
@@ -87,8 +76,8 @@ pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> Token
         None => quote!(#p::IntoPromptResult::into_prompt_result),
     };
 
-    let mut setup = expand::title_and_description(
-        "__mcp_prompt",
+    let mut setup = expand::title_and_description_setters(
+        &format_ident!("__mcp_prompt"),
         attrs.common.title.as_ref(),
         attrs.common.description.as_ref(),
         &item.attrs,
@@ -118,7 +107,8 @@ pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> Token
     let (handle, handle_impl) = expand::handle(paths, func, Registered::Prompt, &build);
     let register = expand::registration(paths, func, Registered::Prompt, name, &build);
     let allows = expand::allows();
-    let from_str_trait = expand::from_str_trait(paths, "prompt argument");
+    let ways = expand::ways_in_scope(paths);
+    let answer = quote!(::core::result::Result<#p::PromptOutcome, #p::McpError>);
 
     let emitted = expand::emitted(func);
     quote! {
@@ -128,22 +118,23 @@ pub(crate) fn generate(paths: &Paths, func: &Function, prompt: &Prompt) -> Token
 
         #allows
         const _: () = {
-            #from_str_trait
+            #ways
 
-            async fn __mcp_handler(
-                mut __mcp_get: #p::PromptGet,
-            ) -> ::core::result::Result<#p::PromptOutcome, #p::McpError> {
+            async fn __mcp_run(mut __mcp_get: #p::PromptGet) -> #answer {
                 #args
                 #prelude
                 #call
                 #convert(__mcp_out)
             }
 
+            fn __mcp_handler(__mcp_get: #p::PromptGet) -> #p::BoxFuture<'static, #answer> {
+                #p::std::boxed::Box::pin(__mcp_run(__mcp_get))
+            }
+
             fn #build() -> #p::Prompt {
                 let mut __mcp_prompt = #p::Prompt::new(#name);
                 #setup
-                __mcp_prompt = __mcp_prompt.handler(__mcp_handler);
-                __mcp_prompt
+                #p::generated_prompt_handler(__mcp_prompt, __mcp_handler)
             }
 
             #handle_impl

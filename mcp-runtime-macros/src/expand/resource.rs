@@ -2,7 +2,7 @@
 //! the handler parsing the template's variables, the build function, the handle and the
 //! registration.
 
-use crate::expand::{self, Registered, local};
+use crate::expand::{self, Noun, Registered, local};
 use crate::model::{Function, Resource, option_inner};
 use crate::paths::Paths;
 use proc_macro2::TokenStream;
@@ -32,31 +32,14 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
             None => (false, &param.ty),
         };
         let full_ty = &param.ty;
-        let refuses = expand::refuses_strings(ty);
+        let refuses = expand::refuses_strings(paths, Noun::TemplateVariable, ty);
         let written = quote!(#ty).to_string().replace(' ', "");
         probes.extend(quote! {
-            if let ::core::option::Option::Some(__mcp_e) = #refuses {
-                __mcp_res = __mcp_res.invalid(#p::std::format!(
-                    "its variable `{}` is a `{}`, which is never made from a string (serde expects {}): URI variables arrive as strings; take a `String`, a number, `bool`, a fieldless enum or a type implementing `FromStr`",
-                    #var, #written, __mcp_e
-                ));
-            }
+            __mcp_res = #p::refused_variable(__mcp_res, #var, #written, #refuses);
         });
-        let parse_value = expand::parse_string(ty, quote!(__mcp_v));
+        let parse_value = expand::parse_string(paths, Noun::TemplateVariable, ty, quote!(__mcp_v));
         let invalid = quote! {
-            return ::core::result::Result::Err(#p::McpError::invalid_params(
-                #p::std::format!(
-                    "Invalid params: `{}` is not a valid value of the URI variable `{}` in {}: {}",
-                    __mcp_v, #var, __mcp_read.uri, __mcp_e
-                ),
-            ).with_data({
-                let mut __mcp_data = #p::serde_json::Map::new();
-                __mcp_data.insert(
-                    ::core::convert::Into::into("uri"),
-                    #p::serde_json::Value::String(::core::clone::Clone::clone(&__mcp_read.uri)),
-                );
-                #p::serde_json::Value::Object(__mcp_data)
-            }))
+            return ::core::result::Result::Err(#p::invalid_variable(&__mcp_read, #var, __mcp_v, __mcp_e))
         };
         let parse = quote! {
             match #parse_value {
@@ -95,8 +78,8 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
         None => quote!(#p::IntoResourceResult::into_resource_result),
     };
 
-    let mut setup = expand::title_and_description(
-        "__mcp_res",
+    let mut setup = expand::title_and_description_setters(
+        &format_ident!("__mcp_res"),
         attrs.common.title.as_ref(),
         attrs.common.description.as_ref(),
         &item.attrs,
@@ -153,7 +136,13 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
     let (handle, handle_impl) = expand::handle(paths, func, kind, &build);
     let register = expand::registration(paths, func, kind, &uri, &build);
     let allows = expand::allows();
-    let from_str_trait = expand::from_str_trait(paths, "template variable");
+    let ways = expand::ways_in_scope(paths);
+    let answer = quote!(::core::result::Result<#p::ResourceOutcome, #p::McpError>);
+    let set_handler = if is_template {
+        quote!(#p::generated_template_handler)
+    } else {
+        quote!(#p::generated_resource_handler)
+    };
 
     let emitted = expand::emitted(func);
     quote! {
@@ -163,21 +152,23 @@ pub(crate) fn generate(paths: &Paths, func: &Function, resource: &Resource) -> T
 
         #allows
         const _: () = {
-            #from_str_trait
+            #ways
 
-            async fn __mcp_handler(
-                __mcp_read: #p::ResourceRead,
-            ) -> ::core::result::Result<#p::ResourceOutcome, #p::McpError> {
+            async fn __mcp_run(__mcp_read: #p::ResourceRead) -> #answer {
                 #vars
                 #prelude
                 #call
                 #convert(__mcp_out, &__mcp_read.uri, #mime)
             }
 
+            fn __mcp_handler(__mcp_read: #p::ResourceRead) -> #p::BoxFuture<'static, #answer> {
+                #p::std::boxed::Box::pin(__mcp_run(__mcp_read))
+            }
+
             fn #build() -> #ty {
                 let mut __mcp_res = #ty::new(#uri, #name);
                 #setup
-                __mcp_res.handler(__mcp_handler)
+                #set_handler(__mcp_res, __mcp_handler)
             }
 
             #handle_impl

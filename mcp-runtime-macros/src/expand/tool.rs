@@ -1,9 +1,9 @@
-//! The code `#[tool]` generates: an arguments struct deriving the input schema, the handler,
-//! the build function, the handle and the registration.
+//! The code `#[tool]` generates: the arguments struct (`arguments.rs`), the handler, the
+//! tool's constant parts as a `static` `ToolSpec` (built by the runtime), the build function
+//! setting the rest, the handle and the registration.
 
-use crate::attr::keys::{ALIAS, DEFAULT, RENAME, SERDE};
 use crate::attr::tool::{TaskMode, ViewLayout, Visible};
-use crate::expand::{self, Registered, local};
+use crate::expand::{self, ArgumentsStruct, Registered};
 use crate::model::{Function, Tool};
 use crate::paths::Paths;
 use proc_macro2::TokenStream;
@@ -18,50 +18,12 @@ pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStre
     let p = paths.private();
     let proto = paths.protocol();
     let item = &func.item;
-    let serde_crate = paths.private_crate_str("serde");
-    let schemars_crate = paths.private_crate_str("schemars");
-
-    // The arguments struct.
-    // The struct is generic over the argument types, so the derives never name a user type (a
-    // type that is not `Deserialize + JsonSchema` would fail in every generated method); it is
-    // instantiated once, through `__McpArgument`, at the parameters' spans.
-    let mut fields = Vec::new();
-    let mut generics = Vec::new();
-    let mut projected = Vec::new();
-    let mut checks = Vec::new();
-    let mut bind = Vec::new();
-    for (i, param) in func.params.iter().enumerate() {
-        if !param.is_argument() {
-            continue;
-        }
-        let Some(ident) = &param.ident else { continue };
-        let ty = &param.ty;
-        let forwarded = &param.forwarded;
-        let doc = match (&param.doc, param.described) {
-            (Some(d), false) => quote!(#[schemars(description = #d)]),
-            _ => TokenStream::new(),
-        };
-        match serde_shape(forwarded) {
-            SerdeShape::Plain { default } => {
-                let generic = format_ident!("__McpT{}", i);
-                fields.push(quote!(#(#forwarded)* #doc #ident: #generic));
-                generics.push(if default {
-                    quote!(#generic: ::core::default::Default)
-                } else {
-                    quote!(#generic)
-                });
-                projected.push(quote_spanned!(ty.span()=> <#ty as __McpArgument>::Type));
-            }
-            // `deserialize_with`, `default = "path"`, `with`...: functions typed for the
-            // concrete type, so the field keeps it (and is checked at the parameter first).
-            SerdeShape::Custom => {
-                fields.push(quote!(#(#forwarded)* #doc #ident: #ty));
-                checks.push(quote_spanned!(ty.span()=> #p::assert_argument::<#ty>();));
-            }
-        }
-        let l = local(i);
-        bind.push(quote!(#ident: #l));
-    }
+    let ArgumentsStruct {
+        items: args_struct,
+        ty: args_ty,
+        pattern: args_pattern,
+        checks,
+    } = expand::arguments_struct(paths, func);
 
     let outcome = quote!(#p::ToolOutcome);
     let prelude = expand::context_and_inputs(paths, func, &quote!(&__mcp_call.context), &outcome);
@@ -73,28 +35,20 @@ pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStre
         }
         None => quote!(#p::IntoToolResult::into_tool_result(__mcp_out)),
     };
-    let output_schema = ret.as_ref().map(|r| {
-        quote_spanned! {r.span()=>
-            if let ::core::option::Option::Some(__mcp_schema) = <#r as #p::IntoToolResult>::output_schema() {
-                __mcp_tool = __mcp_tool.output_schema(__mcp_schema);
-            }
-        }
-    });
-
-    // A non-`async` function gets a plain-function handler: it runs when the request is
-    // dispatched, without a future to allocate and poll.
-    let (asyncness, register_handler) = if func.is_async() {
-        (quote!(async), quote!(raw_handler))
-    } else {
-        (TokenStream::new(), quote!(sync_handler))
+    let output_schema = match &ret {
+        Some(r) => quote_spanned! {r.span()=>
+            ::core::option::Option::Some(<#r as #p::IntoToolResult>::output_schema)
+        },
+        None => quote!(::core::option::Option::None),
     };
+
     let builder = format_ident!("__mcp_tool");
-    let mut setup = expand::title_and_description(
-        "__mcp_tool",
+    let (title, description) = expand::title_and_description(
         attrs.common.title.as_ref(),
         attrs.common.description.as_ref(),
         &item.attrs,
     );
+    let mut setup = TokenStream::new();
     if let Some(a) = &attrs.annotations {
         let opt_bool = |b: &Option<LitBool>| match b {
             Some(b) => quote!(::core::option::Option::Some(#b)),
@@ -165,13 +119,46 @@ pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStre
     let (handle, handle_impl) = expand::handle(paths, func, Registered::Tool, &build);
     let register = expand::registration(paths, func, Registered::Tool, name, &build);
     let allows = expand::allows();
-    let argument_trait = expand::argument_trait(paths);
     let warning = expand::missing_description_warning(
         name,
         attrs.common.description.as_ref(),
         &item.attrs,
         item.sig.ident.span(),
     );
+
+    let answer = quote!(::core::result::Result<#p::ToolOutcome, #p::McpError>);
+    let body = quote! {
+        let #args_pattern = match #p::parse_arguments::<#args_ty>(&__mcp_call) {
+            ::core::result::Result::Ok(__mcp_args) => __mcp_args,
+            ::core::result::Result::Err(__mcp_outcome) => {
+                return ::core::result::Result::Ok(__mcp_outcome);
+            }
+        };
+        #prelude
+        #call
+        #convert
+    };
+    // A non-`async` function gets a plain-function handler: it runs when the request is
+    // dispatched, without a future to allocate and poll. An `async` one's future is boxed by a
+    // function of its own: the runtime takes both as function pointers.
+    let (handler, way) = if func.is_async() {
+        let handler = quote! {
+            async fn __mcp_run(__mcp_call: #p::ToolCall) -> #answer {
+                #body
+            }
+            fn __mcp_handler(__mcp_call: #p::ToolCall) -> #p::BoxFuture<'static, #answer> {
+                #p::std::boxed::Box::pin(__mcp_run(__mcp_call))
+            }
+        };
+        (handler, quote!(Async))
+    } else {
+        let handler = quote! {
+            fn __mcp_handler(__mcp_call: #p::ToolCall) -> #answer {
+                #body
+            }
+        };
+        (handler, quote!(Sync))
+    };
 
     let emitted = expand::emitted(func);
     quote! {
@@ -181,41 +168,26 @@ pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStre
 
         #allows
         const _: () = {
-            #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
-            #[serde(crate = #serde_crate, deny_unknown_fields)]
-            #[schemars(crate = #schemars_crate)]
-            struct __McpArgs<#(#generics),*> {
-                #(#fields,)*
-            }
-
-            #argument_trait
+            #args_struct
 
             #warning
 
-            fn __mcp_checks() {
-                #(#checks)*
-            }
+            #checks
 
-            #asyncness fn __mcp_handler(
-                __mcp_call: #p::ToolCall,
-            ) -> ::core::result::Result<#p::ToolOutcome, #p::McpError> {
-                let __McpArgs { #(#bind),* } = match #p::parse_arguments::<__McpArgs<#(#projected),*>>(&__mcp_call) {
-                    ::core::result::Result::Ok(__mcp_args) => __mcp_args,
-                    ::core::result::Result::Err(__mcp_outcome) => {
-                        return ::core::result::Result::Ok(__mcp_outcome);
-                    }
-                };
-                #prelude
-                #call
-                #convert
-            }
+            #handler
+
+            static __MCP_TOOL: #p::ToolSpec = #p::ToolSpec {
+                name: #name,
+                title: #title,
+                description: #description,
+                input_schema: #p::schema_for::<#args_ty>,
+                output_schema: #output_schema,
+                handler: #p::HandlerFn::#way(__mcp_handler),
+            };
 
             fn #build() -> #p::Tool {
-                let mut __mcp_tool = #p::Tool::new(#name);
+                let mut __mcp_tool = #p::generated_tool(&__MCP_TOOL);
                 #setup
-                __mcp_tool = __mcp_tool.input_schema_of::<__McpArgs<#(#projected),*>>();
-                #output_schema
-                __mcp_tool = __mcp_tool.#register_handler(__mcp_handler);
                 __mcp_tool
             }
 
@@ -223,47 +195,5 @@ pub(crate) fn generate(paths: &Paths, func: &Function, tool: &Tool) -> TokenStre
 
             #register
         };
-    }
-}
-
-/// How a parameter's `#[serde(...)]` attributes let the arguments struct treat its field.
-enum SerdeShape {
-    /// Only names (`rename`, `alias`) and a plain `default`: the field can be generic.
-    Plain { default: bool },
-    /// Attributes naming functions typed for the concrete type.
-    Custom,
-}
-
-fn serde_shape(attrs: &[syn::Attribute]) -> SerdeShape {
-    let mut default = false;
-    let mut custom = false;
-    for a in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
-        let parsed = a.parse_nested_meta(|meta| {
-            let key = meta
-                .path
-                .get_ident()
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            let has_value = meta.input.peek(syn::Token![=]);
-            if has_value {
-                let _: syn::Expr = meta.value()?.parse()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|_| Ok(()))?;
-            }
-            match key.as_str() {
-                RENAME | ALIAS => {}
-                DEFAULT if !has_value => default = true,
-                _ => custom = true,
-            }
-            Ok(())
-        });
-        if parsed.is_err() {
-            custom = true;
-        }
-    }
-    if custom {
-        SerdeShape::Custom
-    } else {
-        SerdeShape::Plain { default }
     }
 }

@@ -2,6 +2,7 @@
 //! type once, or into a JSON tree on demand.
 
 use crate::error::without_position;
+use crate::error_path::error_path;
 use crate::schema::{Doc, parse_error_sentence};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -128,19 +129,16 @@ impl Arguments {
         }
         match serde_json::from_str(&self.raw) {
             Ok(v) => Ok(v),
-            // Rare: parse again, tracking the path, to say where.
-            Err(_) => {
-                let mut de = serde_json::Deserializer::from_str(&self.raw);
-                match serde_path_to_error::deserialize::<_, T>(&mut de) {
-                    Ok(v) => Ok(v),
-                    Err(e) => {
-                        let path = e.path().to_string();
-                        let inner = e.into_inner();
-                        Err(parse_error_sentence(&path, &without_position(&inner)))
-                    }
-                }
-            }
+            Err(e) => Err(self.parse_error(&e)),
         }
+    }
+
+    /// serde_json's error reading [`json`](Self::json) as a sentence naming the argument it is
+    /// about (found in the text, whatever the type read: no code per type).
+    #[cold]
+    #[inline(never)]
+    fn parse_error(&self, e: &serde_json::Error) -> String {
+        parse_error_sentence(&error_path(&self.raw, e), &without_position(e))
     }
 }
 

@@ -36,11 +36,15 @@ pub use kind::PrimitiveKind;
 pub use output::*;
 pub(crate) use primitive::Items;
 pub use primitive::{
-    Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Primitive,
-    Registration,
+    Build, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool,
+    Primitive, Registration,
 };
+#[doc(hidden)]
+pub use prompt::generated_prompt_handler;
 pub use prompt::{Prompt, PromptGet};
 pub(crate) use resource::ResourceFn;
+#[doc(hidden)]
+pub use resource::{GeneratedResourceFn, generated_resource_handler, generated_template_handler};
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub use result_layout::ResultView;
 pub use skills::Skills;
@@ -51,5 +55,5 @@ pub(crate) use skills::{SkillSet, Source as SkillSource};
 pub(crate) use snapshot::{PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
 #[doc(hidden)]
-pub use tool::parse_arguments;
+pub use tool::{HandlerFn, ToolSpec, generated_tool, parse_arguments};
 pub use tool::{NoArguments, TaskSupport, Tool, ToolCall};

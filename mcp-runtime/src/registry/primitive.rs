@@ -187,6 +187,42 @@ impl IntoPrimitive for Prompt {
     }
 }
 
+/// How a [`Registration`] builds its primitive: the generated build function of its kind.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum Build {
+    /// A `#[tool]`.
+    Tool(fn() -> Tool),
+    /// A `#[resource]` with a fixed URI.
+    Resource(fn() -> Resource),
+    /// A `#[resource]` with a URI template.
+    ResourceTemplate(fn() -> ResourceTemplate),
+    /// A `#[prompt]`.
+    Prompt(fn() -> Prompt),
+}
+
+impl Build {
+    /// The kind built.
+    const fn kind(self) -> PrimitiveKind {
+        match self {
+            Build::Tool(_) => PrimitiveKind::Tool,
+            Build::Resource(_) => PrimitiveKind::Resource,
+            Build::ResourceTemplate(_) => PrimitiveKind::ResourceTemplate,
+            Build::Prompt(_) => PrimitiveKind::Prompt,
+        }
+    }
+
+    /// Builds the definition.
+    pub(crate) fn primitive(self) -> Primitive {
+        match self {
+            Build::Tool(f) => Primitive::Tool(f()),
+            Build::Resource(f) => Primitive::Resource(f()),
+            Build::ResourceTemplate(f) => Primitive::ResourceTemplate(f()),
+            Build::Prompt(f) => Primitive::Prompt(f()),
+        }
+    }
+}
+
 /// A primitive submitted at link time by `#[tool]`, `#[resource]` or `#[prompt]`, collected by
 /// [`Server::from_inventory`](crate::Server::from_inventory).
 #[doc(hidden)]
@@ -198,7 +234,7 @@ pub struct Registration {
     /// Name (tools, prompts) or URI / template (resources).
     pub key: &'static str,
     /// Builds the definition.
-    pub build: fn() -> Primitive,
+    pub build: Build,
     /// Where it was declared.
     pub location: SourceLocation,
 }
@@ -206,16 +242,15 @@ pub struct Registration {
 impl Registration {
     /// For `inventory::submit!` in generated code.
     pub const fn new(
-        kind: PrimitiveKind,
         key: &'static str,
-        build: fn() -> Primitive,
+        build: Build,
         owner: Option<fn() -> TypeId>,
         file: &'static str,
         line: u32,
         column: u32,
     ) -> Self {
         Registration {
-            kind,
+            kind: build.kind(),
             owner,
             key,
             build,

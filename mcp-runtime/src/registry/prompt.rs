@@ -163,3 +163,14 @@ impl Prompt {
         self
     }
 }
+
+/// Sets a generated handler, a function returning its boxed future: what `#[prompt]`
+/// registers (one instance of this function for every prompt, no closure per prompt).
+#[doc(hidden)]
+pub fn generated_prompt_handler(
+    mut prompt: Prompt,
+    f: fn(PromptGet) -> BoxFuture<'static, Result<PromptOutcome, McpError>>,
+) -> Prompt {
+    prompt.handler = Some(Arc::new(f));
+    prompt
+}

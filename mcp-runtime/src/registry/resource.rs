@@ -43,6 +43,29 @@ where
     })
 }
 
+/// A generated handler: a function returning its boxed future, what `#[resource]` registers.
+#[doc(hidden)]
+pub type GeneratedResourceFn =
+    fn(ResourceRead) -> BoxFuture<'static, Result<ResourceOutcome, McpError>>;
+
+/// Sets a generated handler on a fixed resource (one instance of this function for every
+/// resource, no closure per resource).
+#[doc(hidden)]
+pub fn generated_resource_handler(mut resource: Resource, f: GeneratedResourceFn) -> Resource {
+    resource.handler = Some(Arc::new(f));
+    resource
+}
+
+/// Sets a generated handler on a resource template.
+#[doc(hidden)]
+pub fn generated_template_handler(
+    mut template: ResourceTemplate,
+    f: GeneratedResourceFn,
+) -> ResourceTemplate {
+    template.handler = Some(Arc::new(f));
+    template
+}
+
 macro_rules! common_setters {
     ($info:ident) => {
         /// Display title.

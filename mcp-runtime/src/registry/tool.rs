@@ -30,12 +30,70 @@ pub struct ToolCall {
 /// and `#[tool]` functions use (through `__private`).
 #[allow(clippy::result_large_err)] // the error is a ready answer, built at most once per call
 pub fn parse_arguments<T: DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutcome> {
-    call.arguments.parse::<T>().map_err(|e| {
-        ToolOutcome::Complete(CallToolResult::error(format!(
-            "Invalid arguments for tool `{}`: {e}",
-            call.name
-        )))
-    })
+    match call.arguments.parse::<T>() {
+        Ok(args) => Ok(args),
+        Err(e) => Err(invalid_arguments(&call.name, &e)),
+    }
+}
+
+/// The answer to arguments that do not fit the handler's type (the same for every type).
+#[cold]
+#[inline(never)]
+fn invalid_arguments(tool: &str, why: &str) -> ToolOutcome {
+    ToolOutcome::Complete(CallToolResult::error(format!(
+        "Invalid arguments for tool `{tool}`: {why}"
+    )))
+}
+
+/// What `#[tool]` generates for a function, as data (a `static` of its expansion): every part of
+/// the tool the same code builds for any function, so that it is built by one non-generic
+/// function ([`generated_tool`]) rather than by code expanded and compiled once per tool.
+#[doc(hidden)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: &'static str,
+    /// The display title.
+    pub title: Option<&'static str>,
+    /// The description (the attribute's, else the doc comment's).
+    pub description: Option<&'static str>,
+    /// schemars' schema of the arguments ([`schema::schema_for`] of the arguments struct).
+    pub input_schema: fn() -> Map<String, Value>,
+    /// The return type's output schema ([`IntoToolResult::output_schema`]), if it can be
+    /// named.
+    pub output_schema: Option<OutputSchemaFn>,
+    /// The handler.
+    pub handler: HandlerFn,
+}
+
+/// [`IntoToolResult::output_schema`] of a return type.
+#[doc(hidden)]
+pub type OutputSchemaFn = fn() -> Option<Map<String, Value>>;
+
+/// A generated handler: a plain function, or one returning its boxed future.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum HandlerFn {
+    /// Runs when the request is dispatched ([`Tool::sync_handler`]).
+    Sync(fn(ToolCall) -> Result<ToolOutcome, McpError>),
+    /// A future ([`Tool::raw_handler`]).
+    Async(fn(ToolCall) -> BoxFuture<'static, Result<ToolOutcome, McpError>>),
+}
+
+/// The tool a [`ToolSpec`] describes; the attribute's other settings are builder calls after.
+#[doc(hidden)]
+pub fn generated_tool(spec: &ToolSpec) -> Tool {
+    let mut tool = Tool::new(spec.name);
+    tool.info.title = spec.title.map(str::to_owned);
+    tool.info.description = spec.description.map(str::to_owned);
+    tool = tool.derived_input_schema((spec.input_schema)());
+    if let Some(schema) = spec.output_schema.and_then(|of| of()) {
+        tool.info.output_schema = Some(schema);
+    }
+    tool.handler = Some(match spec.handler {
+        HandlerFn::Sync(f) => ToolHandler::Sync(Arc::new(f)),
+        HandlerFn::Async(f) => ToolHandler::Async(Arc::new(f)),
+    });
+    tool
 }
 
 pub(crate) type ToolFn =
@@ -219,8 +277,11 @@ impl Tool {
     /// assert_eq!(schema["required"], serde_json::json!(["city"]));
     /// assert_eq!(schema["properties"]["days"]["type"], "integer");
     /// ```
-    pub fn input_schema_of<T: schemars::JsonSchema>(mut self) -> Self {
-        let full = schema::schema_for::<T>();
+    pub fn input_schema_of<T: schemars::JsonSchema>(self) -> Self {
+        self.derived_input_schema(schema::schema_for::<T>())
+    }
+    /// [`input_schema_of`](Self::input_schema_of) given schemars' schema.
+    fn derived_input_schema(mut self, full: Map<String, Value>) -> Self {
         let portable = schema::portable(&full);
         self.full_schema = (portable != full).then(|| Arc::new(full));
         self.info.input_schema = portable;

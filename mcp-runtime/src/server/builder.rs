@@ -36,7 +36,7 @@ impl Server {
         Registration::all()
             .into_iter()
             .fold(ServerBuilder::default(), |builder, reg| {
-                builder.register((reg.build)().with_source(reg.location))
+                builder.register(reg.build.primitive().with_source(reg.location))
             })
     }
 }
@@ -413,7 +413,7 @@ impl ServerBuilder {
         Registration::of::<H>()
             .into_iter()
             .fold(self.state(value), |builder, reg| {
-                builder.register((reg.build)().with_source(reg.location))
+                builder.register(reg.build.primitive().with_source(reg.location))
             })
     }
     /// Registers a tool: a [`Tool`](crate::Tool), or the handle of a `#[tool]` function

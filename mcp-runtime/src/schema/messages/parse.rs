@@ -4,8 +4,9 @@
 use super::words::{child, count, listed, shown, subject, unknown_members};
 use serde_json::Value;
 
-/// One of serde's messages about the arguments (`path`: where, as serde_path_to_error writes
-/// it; empty or `.` for the arguments themselves) as a sentence.
+/// One of serde's messages about the arguments (`path`: where, as
+/// [`error_path`](crate::error_path::error_path) writes it, in serde_path_to_error's notation;
+/// empty or `.` for the arguments themselves) as a sentence.
 pub(crate) fn parse_error_sentence(path: &str, message: &str) -> String {
     let path = match path {
         "." => "",
@@ -22,7 +23,7 @@ pub(crate) fn parse_error_sentence(path: &str, message: &str) -> String {
         && let Some((field, expected)) = rest.split_once("`, ")
     {
         let declared = backticked(expected);
-        // serde_path_to_error's path ends with the unknown field itself.
+        // The path ends with the unknown field itself.
         let parent = match path.strip_suffix(field) {
             Some("") => "",
             Some(p) if p.ends_with('.') => &p[..p.len() - 1],
@@ -176,10 +177,9 @@ mod tests {
 
     /// The sentence for serde's error reading `text` as [`Args`].
     fn parsed(text: &str) -> String {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let e = serde_path_to_error::deserialize::<_, Args>(&mut de).expect_err("invalid");
-        let path = e.path().to_string();
-        let message = e.inner().to_string();
+        let e = serde_json::from_str::<Args>(text).expect_err("invalid");
+        let path = crate::error_path::error_path(text, &e);
+        let message = e.to_string();
         let message = message.split(" at line ").next().unwrap_or_default();
         parse_error_sentence(&path, message)
     }
