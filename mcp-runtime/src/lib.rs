@@ -5,8 +5,8 @@
 // The modules by layer, lowest first, one group a layer: a module imports from its own group
 // and the groups above it, never from one below (ARCHITECTURE.md draws them).
 mod bus;
-mod gcra;
 mod error_path;
+mod gcra;
 mod net;
 pub mod protocol;
 pub mod schema;
