@@ -258,7 +258,7 @@ fn uri(s: &str) -> bool {
     let Some(colon) = s.find(':') else {
         return false;
     };
-    let scheme = s[..colon].as_bytes();
+    let scheme = &s.as_bytes()[..colon];
     if scheme.is_empty()
         || !scheme[0].is_ascii_alphabetic()
         || !scheme
@@ -301,7 +301,7 @@ fn authority(a: &str) -> bool {
                 let ok = inside.parse::<Ipv6Addr>().is_ok()
                     || (inside.starts_with(['v', 'V'])
                         && inside.contains('.')
-                        && uri_chars(inside[1..].as_bytes(), b":"));
+                        && uri_chars(&inside.as_bytes()[1..], b":"));
                 if !ok {
                     return false;
                 }

@@ -4,8 +4,8 @@
 //! for a fraction of a `serde_json::Value` (a `BTreeMap` and an owned `String` per key;
 //! BENCHMARKS.md, "The validator's tree").
 //!
-//! `tree.rs`: the tree ([`Doc`], [`Text`](tree::Text)), reading it from the text, and
-//! [`DocRef`](tree::DocRef) (a value with its text). `validate.rs`: the full engine's view of it (feature `full-json-schema`);
+//! `tree.rs`: the tree ([`Doc`], [`Text`]), reading it from the text, and [`DocRef`] (a value
+//! with its text). `validate.rs`: the full engine's view of it (feature `full-json-schema`);
 //! `typed.rs`: the typed parse's.
 
 mod tree;
