@@ -19,9 +19,10 @@ pub use crate::registry::{EmbeddedFile, EmbeddedSkill};
 pub use crate::schema::schema_for;
 pub use arguments::{FieldKey, field_value, object_schema, property, required};
 pub use from_string::{
-    FindFromStr, FindRefused, FindSerde, NoWay, NoWayEither, Parse, PromptArgument, Refused,
-    TemplateVariable, ViaFromStr, ViaSerde, invalid_prompt_argument, invalid_variable,
-    missing_prompt_argument, refused_prompt_argument, refused_variable,
+    FindFromStr, FindRefused, FindSerde, NoWay, NoWayEither, NotFromString, Parse, PromptArgument,
+    Refused, TemplateVariable, ViaFromStr, ViaSerde, invalid_prompt_argument, invalid_variable,
+    missing_prompt_argument, refused_prompt_argument, refused_variable, string_argument,
+    string_probe,
 };
 pub use inventory;
 pub use schemars;
@@ -59,121 +60,6 @@ impl<T: ToolArgument> Argument for T {
 
 /// Compile-time check helper: `assert_argument::<T>()`.
 pub const fn assert_argument<T: ToolArgument + ?Sized>() {}
-
-/// A prompt argument or template variable (a string) read with serde: a unit enum deriving
-/// `Deserialize` takes its variant's name.
-pub fn string_argument<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, String> {
-    use serde::de::IntoDeserializer;
-    let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = s.into_deserializer();
-    T::deserialize(de).map_err(|e| e.to_string())
-}
-
-/// What serde expects instead of a string, when `T` refuses every string as such (a struct, a
-/// newtype or tuple struct deriving `Deserialize`): the type is asked for through the same
-/// string deserializer as [`string_argument`], with an error that tells a refused *type* (no
-/// string could do) from a refused *value* (another string could). Generated code asks it at
-/// registration for each prompt argument and template variable that takes serde's way, so
-/// that such a type is a startup error naming the argument, not a `-32602` on every call.
-///
-/// ```
-/// use mcp_runtime::__private::string_probe;
-/// #[derive(serde::Deserialize)]
-/// struct Tags { first: String }
-/// #[derive(serde::Deserialize)]
-/// #[serde(rename_all = "lowercase")]
-/// enum Tone { Formal, Casual }
-/// assert!(string_probe::<Tags>().unwrap().contains("struct Tags"));
-/// assert_eq!(string_probe::<Tone>(), None);
-/// assert_eq!(string_probe::<String>(), None);
-/// ```
-pub fn string_probe<T: serde::de::DeserializeOwned>() -> Option<String> {
-    use serde::de::value::StrDeserializer;
-    let de = StrDeserializer::<ProbeError>::new("");
-    T::deserialize(de).err()?.refused_type
-}
-
-/// The error of [`string_probe`]: set when a string was refused as a type.
-#[derive(Debug, Default)]
-struct ProbeError {
-    refused_type: Option<String>,
-}
-
-impl std::fmt::Display for ProbeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("probe")
-    }
-}
-
-impl std::error::Error for ProbeError {}
-
-impl serde::de::Error for ProbeError {
-    fn custom<M: std::fmt::Display>(_: M) -> Self {
-        ProbeError::default()
-    }
-    fn invalid_type(
-        unexpected: serde::de::Unexpected<'_>,
-        expected: &dyn serde::de::Expected,
-    ) -> Self {
-        let refused_type =
-            matches!(unexpected, serde::de::Unexpected::Str(_)).then(|| expected.to_string());
-        ProbeError { refused_type }
-    }
-}
-
-/// Types serde can make, but never from a string: sequences, sets, maps, tuples, arrays, `()`
-/// and `Option` (an optional argument is `Option<T>` in the signature itself, of a `T` made
-/// from a string). A prompt argument or template variable arrives as a string: the macros find
-/// this marker before their serde fallback and refuse such a type at compile time, where serde
-/// would refuse every call.
-///
-/// ```
-/// use mcp_runtime::__private::NotFromString;
-///
-/// fn refused<T: NotFromString + ?Sized>() {}
-/// refused::<Vec<String>>();
-/// refused::<std::collections::HashMap<String, u32>>();
-/// refused::<(String, String)>();
-/// ```
-pub trait NotFromString {}
-
-impl<T> NotFromString for Vec<T> {}
-impl<T> NotFromString for std::collections::VecDeque<T> {}
-impl<T> NotFromString for std::collections::LinkedList<T> {}
-impl<T> NotFromString for std::collections::BinaryHeap<T> {}
-impl<T> NotFromString for std::collections::BTreeSet<T> {}
-impl<T, S> NotFromString for std::collections::HashSet<T, S> {}
-impl<K, V> NotFromString for std::collections::BTreeMap<K, V> {}
-impl<K, V, S> NotFromString for std::collections::HashMap<K, V, S> {}
-impl NotFromString for serde_json::Map<String, serde_json::Value> {}
-impl<T> NotFromString for [T] {}
-impl<T, const N: usize> NotFromString for [T; N] {}
-impl<T: NotFromString + ?Sized> NotFromString for Box<T> {}
-impl<T> NotFromString for Option<T> {}
-
-macro_rules! not_from_string_tuples {
-    ($(($($t:ident),*)),*) => {$(
-        impl<$($t),*> NotFromString for ($($t,)*) {}
-    )*};
-}
-not_from_string_tuples!(
-    (),
-    (A),
-    (A, B),
-    (A, B, C),
-    (A, B, C, D),
-    (A, B, C, D, E),
-    (A, B, C, D, E, F),
-    (A, B, C, D, E, F, G),
-    (A, B, C, D, E, F, G, H),
-    (A, B, C, D, E, F, G, H, I),
-    (A, B, C, D, E, F, G, H, I, J),
-    (A, B, C, D, E, F, G, H, I, J, K),
-    (A, B, C, D, E, F, G, H, I, J, K, L),
-    (A, B, C, D, E, F, G, H, I, J, K, L, M),
-    (A, B, C, D, E, F, G, H, I, J, K, L, M, N),
-    (A, B, C, D, E, F, G, H, I, J, K, L, M, N, O),
-    (A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P)
-);
 
 /// The type of an `#[elicit]` parameter: `Elicitation<T>` of a form `T` (written so, or through
 /// an alias). Generated code asks and takes every `#[elicit]` parameter through it, named by

@@ -10,8 +10,8 @@
 //! impl has a map visitor whose steps are the runtime's (`FieldKey`, `field_value`, `required`),
 //! generic only over the field types. Its errors are worded as the derive's are.
 
+use super::inputs::local;
 use crate::attr::keys::{ALIAS, DEFAULT, RENAME, SERDE};
-use crate::expand::local;
 use crate::model::Function;
 use crate::paths::Paths;
 use proc_macro2::{Ident, TokenStream};
