@@ -369,10 +369,11 @@ impl<'s> Compiler<'s> {
             not: self.child(map, "not", pointer)?,
             reference,
         };
-        if rules.is_empty() {
+        rules.groups = rules.groups();
+        if rules.types == 0 && rules.groups == 0 {
+            // Annotations only.
             return Ok(Node::Any);
         }
-        rules.groups = rules.groups();
         Ok(Node::Rules(Box::new(rules)))
     }
 }
@@ -425,38 +426,5 @@ impl Rules {
             groups |= group::COMPOSED;
         }
         groups
-    }
-
-    /// Whether it asserts nothing (annotations only).
-    fn is_empty(&self) -> bool {
-        self.types == 0
-            && self.constant.is_none()
-            && self.one_of_values.is_none()
-            && self.minimum.is_none()
-            && self.maximum.is_none()
-            && self.exclusive_minimum.is_none()
-            && self.exclusive_maximum.is_none()
-            && self.multiple_of.is_none()
-            && self.min_length.is_none()
-            && self.max_length.is_none()
-            && self.min_items.is_none()
-            && self.max_items.is_none()
-            && self.min_properties.is_none()
-            && self.max_properties.is_none()
-            && self.required.is_empty()
-            && self.pattern.is_none()
-            && self.format.is_none()
-            && !self.unique_items
-            && self.properties.is_empty()
-            && matches!(self.additional, Additional::Any)
-            && self.property_names.is_none()
-            && self.items.is_none()
-            && self.prefix_items.is_empty()
-            && self.contains.is_none()
-            && self.all_of.is_empty()
-            && self.any_of.is_empty()
-            && self.one_of.is_empty()
-            && self.not.is_none()
-            && self.reference.is_none()
     }
 }

@@ -190,14 +190,11 @@ impl ShiftAnd {
         if empty && !(self.starts && self.ends) {
             return true;
         }
-        match self.ends {
-            true => s.is_empty() && empty || self.matches_whole(s),
-            false => self.search(s),
-        }
+        (self.ends && s.is_empty() && empty) || self.run(s, !self.ends)
     }
 
-    /// Unanchored end: a match ends anywhere.
-    fn search(&self, s: &str) -> bool {
+    /// Runs the text through; with `anywhere` a match may end before the text does (no `$`).
+    fn run(&self, s: &str, anywhere: bool) -> bool {
         let last = 1u64 << (self.classes.len() - 1);
         let mut d = self.close(0, true);
         for (i, c) in s.chars().enumerate() {
@@ -208,28 +205,9 @@ impl ShiftAnd {
                 (((d << 1) | start) & b) | (d & self.repeat & b),
                 !self.starts,
             );
-            if d & last != 0 {
+            if anywhere && d & last != 0 {
                 return true;
             }
-            if d == 0 && self.starts {
-                return false;
-            }
-        }
-        false
-    }
-
-    /// Anchored end: a match ends with the text.
-    fn matches_whole(&self, s: &str) -> bool {
-        let last = 1u64 << (self.classes.len() - 1);
-        let mut d = self.close(0, true);
-        for (i, c) in s.chars().enumerate() {
-            let b = self.mask(c);
-            // The start is open at the first character, and everywhere when unanchored.
-            let start = u64::from(!self.starts || i == 0);
-            d = self.close(
-                (((d << 1) | start) & b) | (d & self.repeat & b),
-                !self.starts,
-            );
             if d == 0 && self.starts {
                 return false;
             }
