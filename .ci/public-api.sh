@@ -84,7 +84,7 @@ snapshots=.ci/public-api
 check $snapshots/mcp-runtime.txt mcp-runtime mcp_runtime
 check $snapshots/mcp-runtime-all-features.txt mcp-runtime mcp_runtime --all-features
 check $snapshots/mcp-runtime-macros.txt mcp-runtime-macros mcp_runtime_macros
-check $snapshots/mcp-runtime-skills.txt mcp-runtime-skills mcp_runtime_skills
+check $snapshots/mcp-runtime-skills.txt mcp-runtime-skills mcp_runtime_skills --all-features
 
 # The size of mcp-runtime's API with default features, from its listing:
 # - names at the crate root: distinct X of the items declared or re-exported as `mcp_runtime::X`

@@ -70,6 +70,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import vendor  # noqa: E402  (beside this script)
+
 FRAMEWORKS = ("ours", "rmcp")
 CRATE = {"ours": "ours-server", "rmcp": "rmcp-server"}
 ALL_ROWS = ("edit", "arg", "crate-dev", "crate-release", "deps-dev", "deps-release", "size", "expand")
@@ -258,7 +261,7 @@ schemars = "1"
 '''
 
 
-def cargo_toml(fw: str, ours: Path, rmcp_version: str) -> str:
+def cargo_toml(fw: str, ours: Path, rmcp_version: str, ours_version: str | None) -> str:
     head = f'''[package]
 name = "{CRATE[fw]}"
 version = "0.1.0"
@@ -270,7 +273,10 @@ publish = false
 
 [dependencies]
 '''
-    if fw == "ours":
+    if fw == "ours" and ours_version:
+        # From the vendored folder that replaces crates.io for this project (vendor.py).
+        deps = f'mcp-runtime = "={ours_version}"\n'
+    elif fw == "ours":
         rt = json.dumps(str(ours / "mcp-runtime"))
         deps = f"mcp-runtime = {{ path = {rt} }}\n"
     else:
@@ -505,7 +511,9 @@ def report(res: dict, meta: dict) -> str:
     L.append(f"## Build cost: mcp-runtime vs rmcp {meta['rmcp']} (N = {n} tools)\n")
     L.append(f"- {meta['date']}, {meta['rustc']}, {meta['cargo']}, {meta['cores']} cores, "
              f"load average at start {meta['load_start']} (1/5/15 min), at end {meta['load_end']}")
-    L.append(f"- ours: {meta['ours_path']} at {meta['ours_rev']}; rmcp {meta['rmcp']} with features "
+    how = {"registry": "packaged and vendored, a registry dependency as rmcp is",
+           "path": "a path dependency: incremental in dev"}.get(meta.get("ours_from"), "by path")
+    L.append(f"- ours: {meta['ours_path']} at {meta['ours_rev']} ({how}); rmcp {meta['rmcp']} with features "
              f"{meta['rmcp_features']}, axum {meta.get('axum', '?')} (http1, tokio)")
     L.append(f"- CPU seconds (user+sys) of cargo and its children; median of {meta['runs']} run(s), "
              "(min–max) when more than one; ratio = ours / rmcp of the medians")
@@ -589,6 +597,9 @@ def main() -> int:
                     help="where the projects go (default /tmp/mcp-build-cost)")
     ap.add_argument("--only", default="", help="comma-separated rows: " + ", ".join(ALL_ROWS)
                     + ", deps, crate (default: all)")
+    ap.add_argument("--ours-from", choices=("registry", "path"), default="registry",
+                    help="take this framework as a registry dependency, as rmcp is (its crates "
+                         "packaged and vendored: the default), or by path")
     ap.add_argument("--rmcp-version", default=DEFAULT_RMCP, help=f"exact rmcp version (default {DEFAULT_RMCP})")
     ap.add_argument("--keep", action="store_true", help="leave the projects (and their target dirs)")
     ap.add_argument("--smoke", action="store_true",
@@ -623,12 +634,25 @@ def main() -> int:
 
     ts = tools(a.tools)
     gen = {"ours": ours_main, "rmcp": rmcp_main}
+    ours_version = None
+    if a.ours_from == "registry":
+        log("ours: cargo package and cargo vendor (a registry dependency, as rmcp is)")
+        vendor_dir = vendor.vendor(ours, work, env, COMMON_DEPS, logdir)
+        ours_version = vendor.version_of(ours)
     projects: dict[str, Project] = {}
     for fw in FRAMEWORKS:
         root = work / fw
         (root / "src").mkdir(parents=True, exist_ok=True)
-        toml = cargo_toml(fw, ours, a.rmcp_version)
+        toml = cargo_toml(fw, ours, a.rmcp_version, ours_version)
         tp = root / "Cargo.toml"
+        config = root / ".cargo" / "config.toml"
+        if fw == "ours" and ours_version:
+            config.parent.mkdir(exist_ok=True)
+            config.write_text(vendor.source_config(vendor_dir))
+            # The packaged crates are new each run: their checksums too.
+            (root / "Cargo.lock").unlink(missing_ok=True)
+        else:
+            config.unlink(missing_ok=True)
         if not tp.is_file() or tp.read_text() != toml:
             tp.write_text(toml)
             (root / "Cargo.lock").unlink(missing_ok=True)
@@ -656,7 +680,7 @@ def main() -> int:
         "rustc": sh(["rustc", "--version"], cwd=work / "ours", env=env),
         "cargo": sh(["cargo", "--version"], cwd=work / "ours", env=env),
         "cores": os.cpu_count(), "load_start": load_start, "dropped_env": dropped,
-        "ours_path": str(ours), "ours_rev": rev,
+        "ours_path": str(ours), "ours_rev": rev, "ours_from": a.ours_from,
         "rmcp": lock_version("rmcp", "rmcp"), "axum": lock_version("rmcp", "axum"),
         "rmcp_features": "server, macros, schemars, transport-streamable-http-server",
         "rows": sorted(rows),

@@ -28,6 +28,7 @@ mod interpolate;
 mod kind;
 mod model;
 mod paths;
+#[cfg(feature = "skills")]
 mod skills;
 
 use kind::Kind;
@@ -72,5 +73,37 @@ pub fn app_sdk(input: TokenStream) -> TokenStream {
 #[doc = include_str!("../doc/skills.md")]
 #[proc_macro]
 pub fn skills(input: TokenStream) -> TokenStream {
-    skills::expand(input.into(), proc_macro::Span::call_site().local_file()).into()
+    #[cfg(feature = "skills")]
+    return skills::expand(input.into(), proc_macro::Span::call_site().local_file()).into();
+    #[cfg(not(feature = "skills"))]
+    {
+        let _ = input;
+        skills_off(proc_macro2::Span::call_site()).into()
+    }
+}
+
+/// `skills!` without the `skills` feature: reading a folder needs a YAML parser and
+/// descriptor-relative file access, built only for servers that serve skills.
+#[cfg(not(feature = "skills"))]
+fn skills_off(span: proc_macro2::Span) -> proc_macro2::TokenStream {
+    let message = "`skills!` reads a skills folder at compile time: turn on mcp-runtime's \
+                   `skills` feature (`mcp-runtime = { version = \"0.1\", features = \
+                   [\"skills\"] }`)";
+    syn::Error::new(span, message).to_compile_error()
+}
+
+#[cfg(all(test, not(feature = "skills")))]
+mod tests {
+    /// The error names the feature and the line that turns it on (run by `cargo test -p
+    /// mcp-runtime-macros --lib`, where the feature is off).
+    #[test]
+    fn skills_without_the_feature_names_it() {
+        let error = super::skills_off(proc_macro2::Span::call_site()).to_string();
+        assert!(error.starts_with(":: core :: compile_error !"), "{error}");
+        assert!(
+            error.contains("turn on mcp-runtime's `skills` feature"),
+            "{error}"
+        );
+        assert!(error.contains(r#"features = [\"skills\"]"#), "{error}");
+    }
 }

@@ -104,6 +104,7 @@ mod macro_reference {
     struct Handlers;
     #[doc = include_str!("../../mcp-runtime-macros/doc/elicit_form.md")]
     struct ElicitForm;
+    #[cfg(feature = "skills")]
     #[doc = include_str!("../../mcp-runtime-macros/doc/skills.md")]
     struct Skills;
     #[doc = include_str!("../../mcp-runtime-macros/doc/app_sdk.md")]

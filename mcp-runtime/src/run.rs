@@ -2,6 +2,7 @@
 //! `--server-json` (print the server's MCP Registry entry and exit).
 
 use crate::error::Error;
+use crate::registry::BoxFuture;
 use crate::server::Server;
 use crate::server_json::ServerJson;
 use crate::transport::http::HttpOptions;
@@ -221,6 +222,22 @@ impl Server {
     /// Serves in `mode`, with `options` for HTTP, printing where it serves like
     /// [`run`](Server::run).
     pub async fn run_with(self, mode: RunMode, options: HttpOptions) -> Result<(), Error> {
+        self.run_boxed(mode, options).await
+    }
+
+    /// [`run_with`](Server::run_with)'s work, polled through one box made here: otherwise
+    /// the serving state machine is compiled again into every codegen unit that awaits it (three
+    /// copies of about 20 KiB in a release binary).
+    #[inline(never)]
+    fn run_boxed(
+        self,
+        mode: RunMode,
+        options: HttpOptions,
+    ) -> BoxFuture<'static, Result<(), Error>> {
+        Box::pin(self.run_unboxed(mode, options))
+    }
+
+    async fn run_unboxed(self, mode: RunMode, options: HttpOptions) -> Result<(), Error> {
         let (name, version) = (self.info().name.clone(), self.info().version.clone());
         match mode {
             RunMode::Help(text) => {

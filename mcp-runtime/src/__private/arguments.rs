@@ -19,6 +19,7 @@ pub struct FieldKey(pub &'static [&'static str]);
 impl<'de> DeserializeSeed<'de> for FieldKey {
     type Value = usize;
 
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
         deserializer.deserialize_identifier(self)
     }
@@ -41,6 +42,7 @@ impl<'de> Visitor<'de> for FieldKey {
         }
     }
 
+    #[inline(always)]
     fn visit_str<E: de::Error>(self, value: &str) -> Result<usize, E> {
         match self.0.iter().position(|name| *name == value) {
             Some(i) => Ok(i),
@@ -67,6 +69,7 @@ impl Expected for FieldIndex {
 
 /// Reads the value of the field `name` into `slot`, or serde's `duplicate field` error when
 /// it was read already.
+#[inline(always)]
 pub fn field_value<'de, A, T>(
     map: &mut A,
     slot: &mut Option<T>,
@@ -85,6 +88,7 @@ where
 
 /// The value read for the field `name`, or, when the object lacked it, what serde makes of a
 /// missing field: `None` for an `Option`, else its `missing field` error.
+#[inline(always)]
 pub fn required<'de, T, E>(slot: Option<T>, name: &'static str) -> Result<T, E>
 where
     T: de::Deserialize<'de>,

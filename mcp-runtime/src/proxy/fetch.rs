@@ -5,7 +5,7 @@ use super::primitives;
 use super::relay::SharedBackend;
 use crate::client::ClientError;
 use crate::context::Caller;
-use crate::registry::{Items, Primitive, SkillSet};
+use crate::registry::{BoxFuture, Items, Primitive, SkillSet};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -31,7 +31,18 @@ pub(crate) async fn fetch(backend: &SharedBackend) -> Result<Fetched, ClientErro
 
 /// [`fetch`] as `caller` (for a mount that passes its callers' tokens on: what that caller
 /// sees of it; its skills are not fetched then, they are the mount's own).
-pub(crate) async fn fetch_as(
+///
+/// Polled through one box made here: otherwise the state machine is compiled again into every
+/// codegen unit that awaits it (three copies of about 20 KiB in a release binary).
+#[inline(never)]
+pub(crate) fn fetch_as<'a>(
+    backend: &'a SharedBackend,
+    caller: Option<&'a Caller>,
+) -> BoxFuture<'a, Result<Fetched, ClientError>> {
+    Box::pin(fetch_unboxed(backend, caller))
+}
+
+async fn fetch_unboxed(
     backend: &SharedBackend,
     caller: Option<&Caller>,
 ) -> Result<Fetched, ClientError> {

@@ -1,4 +1,4 @@
-//! Watching a skills folder ([`Skills::watch`](crate::Skills::watch)): a thread that looks at the
+//! Watching a skills folder (`Skills::watch`, the `skills` feature): a thread that looks at the
 //! folder's names, sizes and modification times every so often, and when they changed reads the
 //! folder again (as at startup), swaps the new skills in and tells listen streams: the
 //! resources list changed, and each file whose content changed or that went away was updated.

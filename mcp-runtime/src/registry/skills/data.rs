@@ -1,7 +1,7 @@
 //! Skills as this server holds them once loaded (the Skills extension,
 //! `io.modelcontextprotocol/skills`): each skill's files with their contents ready to answer a
 //! `resources/read`, and its entry for `skills/list` and `skills/get` written once. Loaded
-//! from a folder at startup ([`load_dir`], through `mcp-runtime-skills`) or from what
+//! from a folder at startup (`load_dir`, through `mcp-runtime-skills`, with the `skills` feature) or from what
 //! `skills!` embedded at compile time ([`load_embedded`]); both go through [`SkillData::new`],
 //! so the same tree gives the same bytes on the wire.
 //!
@@ -9,11 +9,13 @@
 //! [`Skills`](super::declared::Skills), beside it.
 
 use super::embedded::EmbeddedSkill;
-pub use mcp_runtime_skills::{ScanLimits, SkillError};
+#[cfg(feature = "skills")]
+pub(crate) use mcp_runtime_skills::{ScanLimits, SkillError};
 
 use crate::protocol::{DIRECTORY_MIME_TYPE, ResourceContents};
 pub(crate) use mcp_runtime_skills::rules;
 use serde_json::value::RawValue;
+#[cfg(feature = "skills")]
 use std::path::Path;
 use std::sync::Arc;
 
@@ -194,6 +196,7 @@ fn entry_json(
 }
 
 /// The skills of the folder `root`, read now (startup, or a watched folder's change).
+#[cfg(feature = "skills")]
 pub(crate) fn load_dir(root: &Path, limits: ScanLimits) -> Result<Vec<Arc<SkillData>>, SkillError> {
     let scanned = mcp_runtime_skills::scan(root, limits)?;
     for ignored in &scanned.ignored {

@@ -1,13 +1,17 @@
 //! [`Skills`]: the skills a server declares (the Skills extension, SEP-2640), from a folder
 //! read at startup or embedded at compile time by `skills!`, with who may read each of them.
 
-use super::data::{ScanLimits, SkillData, load_dir, load_embedded};
+#[cfg(feature = "skills")]
+use super::data::{ScanLimits, load_dir};
+use super::data::{SkillData, load_embedded};
 use super::embedded::EmbeddedSkill;
 use crate::config::CacheHint;
 use crate::error::BuildError;
 use crate::protocol::CacheScope;
 use crate::registry::access::{AccessCheck, Requirement};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "skills")]
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +19,7 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub(crate) enum Source {
     /// A folder, read when the server is built (and again when it changes, if watched).
+    #[cfg(feature = "skills")]
     Dir {
         root: PathBuf,
         limits: ScanLimits,
@@ -37,21 +42,26 @@ pub(crate) enum Source {
 /// (`skill://<path>/<file>`) read with `resources/read`; `resources/directory/read` lists its
 /// folders.
 ///
-/// Two ways to provide them, which answer byte for byte the same for the same tree:
-/// - [`Skills::dir`]: a folder read when the server is built (a broken skill is a startup
-///   error naming the file, the skill and the rule), optionally [watched](Skills::watch);
+/// Two ways to provide them, both with this crate's `skills` feature, which answer byte for
+/// byte the same for the same tree:
+/// - `Skills::dir`: a folder read when the server is built (a broken skill is a startup
+///   error naming the file, the skill and the rule), optionally watched (`Skills::watch`);
 /// - `skills!("path")` (a macro of this crate): the folder embedded in the binary at compile
 ///   time, checked by the compiler, so a deployed server reads no file.
+///
+/// Without the feature a server still serves the skills of the servers it mounts.
 ///
 /// Either way, every file is read through a descriptor of its folder and no symbolic link is
 /// followed (a link is an error), names starting with `.` are left out, and the extension's
 /// limits hold: 512 files and 16 MiB per skill.
 ///
 /// ```no_run
+/// # #[cfg(feature = "skills")] {
 /// use mcp_runtime::{Server, Skills};
 /// let server = Server::builder()
 ///     .skills(Skills::dir("skills").skill_scopes("refunds", ["billing:read"]))
 ///     .build()?;
+/// # }
 /// # Ok::<(), mcp_runtime::BuildError>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -71,8 +81,11 @@ impl Skills {
     /// server is built.
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// let skills = mcp_runtime::Skills::dir("skills");
+    /// # }
     /// ```
+    #[cfg(feature = "skills")]
     pub fn dir(root: impl Into<PathBuf>) -> Skills {
         Skills::from_source(Source::Dir {
             root: root.into(),
@@ -101,12 +114,15 @@ impl Skills {
     /// `notifications/resources/list_changed`, and `notifications/resources/updated` for each
     /// subscribed file that changed or went away). A change that breaks a skill is logged and
     /// the last good tree stays. Watching turns on the server's `listChanged` and `subscribe`
-    /// resource capabilities. For [`Skills::dir`] only.
+    /// resource capabilities. For `Skills::dir` only.
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// use std::time::Duration;
     /// let skills = mcp_runtime::Skills::dir("skills").watch(Duration::from_secs(2));
+    /// # }
     /// ```
+    #[cfg(feature = "skills")]
     pub fn watch(mut self, every: Duration) -> Self {
         if let Source::Dir { watch, .. } = &mut self.source {
             *watch = Some(every.max(Duration::from_millis(50)));
@@ -115,11 +131,14 @@ impl Skills {
     }
 
     /// The most bytes the folder's files may hold in all (default 256 MiB): a larger folder is
-    /// a startup error. For [`Skills::dir`] only.
+    /// a startup error. For `Skills::dir` only.
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// let skills = mcp_runtime::Skills::dir("skills").max_total_bytes(1 << 20);
+    /// # }
     /// ```
+    #[cfg(feature = "skills")]
     pub fn max_total_bytes(mut self, bytes: u64) -> Self {
         if let Source::Dir { limits, .. } = &mut self.source {
             limits.total_bytes = bytes;
@@ -133,7 +152,9 @@ impl Skills {
     /// `resources/directory/read` of their folders.
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// let skills = mcp_runtime::Skills::dir("skills").scopes(["skills:read"]);
+    /// # }
     /// ```
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.access.add_scopes(scopes);
@@ -144,9 +165,11 @@ impl Skills {
     /// [`AccessCheck`]).
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// use mcp_runtime::auth::AccessCheck;
     /// let skills = mcp_runtime::Skills::dir("skills")
     ///     .authorize(AccessCheck::new(|_access| async { Ok(()) }));
+    /// # }
     /// ```
     pub fn authorize(mut self, check: AccessCheck) -> Self {
         self.access.check = Some(check);
@@ -157,8 +180,10 @@ impl Skills {
     /// error).
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// let skills = mcp_runtime::Skills::dir("skills")
     ///     .skill_scopes("refunds", ["billing:read"]);
+    /// # }
     /// ```
     pub fn skill_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
         mut self,
@@ -172,11 +197,13 @@ impl Skills {
     /// A custom check for the skill named `name`, in place of the set's.
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// use mcp_runtime::auth::{AccessCheck, Denied};
     /// let skills = mcp_runtime::Skills::dir("skills").skill_authorize(
     ///     "refunds",
     ///     AccessCheck::new(|_access| async { Err(Denied::new("closed today")) }),
     /// );
+    /// # }
     /// ```
     pub fn skill_authorize(mut self, name: impl Into<String>, check: AccessCheck) -> Self {
         self.per_skill_mut(name.into()).check = Some(check);
@@ -187,8 +214,10 @@ impl Skills {
     /// (default: the server's for `resources/read`).
     ///
     /// ```
+    /// # #[cfg(feature = "skills")] {
     /// use mcp_runtime::protocol::CacheScope;
     /// let skills = mcp_runtime::Skills::dir("skills").cache(300_000, CacheScope::Public);
+    /// # }
     /// ```
     pub fn cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
         self.cache = Some(CacheHint { ttl_ms, scope });
@@ -214,6 +243,7 @@ impl Skills {
     /// Where the set comes from, as errors name it.
     pub(crate) fn origin(&self) -> String {
         match &self.source {
+            #[cfg(feature = "skills")]
             Source::Dir { root, .. } => root.display().to_string(),
             Source::Embedded { origin, .. } => (*origin).to_owned(),
             Source::Relayed { origin } => origin.clone(),
@@ -222,19 +252,22 @@ impl Skills {
 
     /// The folder and how often to read it again, when watched.
     pub(crate) fn watched(&self) -> Option<(&Path, Duration)> {
-        match &self.source {
-            Source::Dir {
-                root,
-                watch: Some(every),
-                ..
-            } => Some((root, *every)),
-            _ => None,
+        #[cfg(feature = "skills")]
+        if let Source::Dir {
+            root,
+            watch: Some(every),
+            ..
+        } = &self.source
+        {
+            return Some((root, *every));
         }
+        None
     }
 
     /// Reads the set's skills now.
     pub(crate) fn load(&self) -> Result<Vec<Arc<SkillData>>, BuildError> {
         let skills = match &self.source {
+            #[cfg(feature = "skills")]
             Source::Dir { root, limits, .. } => {
                 load_dir(root, *limits).map_err(|e| invalid(&self.origin(), e.to_string()))?
             }

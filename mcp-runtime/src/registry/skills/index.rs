@@ -464,7 +464,7 @@ mod tests {
     #[test]
     fn nested_skills_cost_nothing_unless_they_require_more_than_the_outer_one() {
         // The set's scopes hold for both: whoever reads the outer one reads the inner one.
-        let same = index(Skills::dir("unused").scopes(["skills:read"]));
+        let same = index(Skills::embedded("unused", &[]).scopes(["skills:read"]));
         let outer = &same.entries[0];
         assert_eq!(outer.nested.len(), 1);
         assert_eq!(guard(outer.nested_guard(false)), (false, false));
@@ -477,7 +477,7 @@ mod tests {
         // No nested skill: nothing, whatever the policy.
         assert_eq!(guard(same.entries[1].nested_guard(true)), (false, false));
 
-        let more = index(Skills::dir("unused").skill_scopes("inner", ["vault:read"]));
+        let more = index(Skills::embedded("unused", &[]).skill_scopes("inner", ["vault:read"]));
         assert_eq!(guard(more.entries[0].nested_guard(false)), (true, false));
         let dir = &more.dirs["skill://outer"];
         assert_eq!(guard(dir.nested_guard(false)), (true, false));
@@ -487,7 +487,7 @@ mod tests {
 
     #[test]
     fn an_entry_leaves_out_exactly_the_files_of_the_hidden_nested_skill() {
-        let index = index(Skills::dir("unused"));
+        let index = index(Skills::embedded("unused", &[]));
         let outer = &index.entries[0];
         assert!(outer.entry_for(|_| true).is_none(), "nothing left out");
         let shown = outer.entry_for(|_| false).unwrap_or_default();

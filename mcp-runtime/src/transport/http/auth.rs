@@ -10,7 +10,7 @@
 //! | the verifier cannot check now (JWKS unreachable) | 503 (`Retry-After`) | – |
 //! | a valid token without a scope the primitive needs | 403 | + `error="insufficient_scope"`, `scope` |
 //!
-//! With DPoP (feature `jwt`, [`ResourceServer::dpop`](crate::auth::ResourceServer::dpop)) a
+//! With DPoP (feature `jwt`, `ResourceServer::dpop`) a
 //! `WWW-Authenticate: DPoP …` challenge (the same parameters and `algs`) follows the Bearer one
 //! (or replaces it when DPoP is required). A refused proof is 401 with `error` in the DPoP
 //! challenge only: `invalid_dpop_proof`, `use_dpop_nonce` (with a `DPoP-Nonce` header), or
