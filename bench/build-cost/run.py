@@ -3,9 +3,11 @@
 
     python3 bench/build-cost/run.py [--tools 100] [--runs 3] [--ours PATH] [--work DIR]
                                     [--only ROWS] [--rmcp-version 3.11.0] [--keep] [--smoke]
+                                    [--ours-from registry|path]
 
 Generates two standalone cargo projects under --work (default /tmp/mcp-build-cost): `ours/`
-(`mcp-runtime` by path, `#[tool]` functions, `Server::from_inventory()...run()`) and `rmcp/`
+(`mcp-runtime` from a registry: the checkout's crates packaged and vendored, vendor.py; or by
+path with --ours-from path; `#[tool]` functions, `Server::from_inventory()...run()`) and `rmcp/`
 (`rmcp` pinned exactly, `#[tool_router(server_handler)]` on an impl block, `Parameters<Args>`,
 `StreamableHttpService` nested at `/mcp` in an axum router). Both expose the same N tools (2 to 4
 typed arguments, a doc comment each, one in four returning a `Json<struct>` with an output
