@@ -127,7 +127,7 @@ publish = false
 [workspace]
 
 [dependencies]
-mcp-runtime = { version = "=$VERSION", features = ["lab"] } # lab: the page's files are in the package
+mcp-runtime = { version = "=$VERSION", features = ["lab", "skills"] } # lab: the page's files are in the package; skills: skills!
 tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
 serde = { version = "1", features = ["derive"] }
 schemars = "1"
