@@ -1,8 +1,10 @@
 //! The server: what is registered plus configuration ([`Server`], built by [`ServerBuilder`]),
 //! the ways to serve it, and the changes it takes while serving. The files, lowest first:
-//! `options` (the builder's option structs), `views` and `watch` (what changes while serving),
-//! `mount_set` (what a server mounts), `built` ([`Server`] and how it is served), `in_process`
-//! and `mounts` (servers in servers, while serving), `builder` ([`ServerBuilder`] and `build`). This module only declares and re-exports.
+//! `options` (the builder's option structs), `views` and `watch` (what changes while serving;
+//! `watch`, a skills folder's, with the `skills` feature), `mount_set` (what a server mounts),
+//! `built` ([`Server`] and how it is served), `in_process` and `mounts` (servers in servers,
+//! while serving), `builder` ([`ServerBuilder`] and `build`). This module only declares and
+//! re-exports.
 
 mod builder;
 mod built;
@@ -11,6 +13,7 @@ mod mount_set;
 mod mounts;
 mod options;
 mod views;
+#[cfg(feature = "skills")]
 mod watch;
 pub use builder::ServerBuilder;
 pub use built::Server;

@@ -475,9 +475,12 @@ impl ServerBuilder {
     /// Validates everything and builds the server. Every problem is reported, none panics.
     pub fn build(mut self) -> Result<Server, BuildError> {
         crate::registry::result_view::attach(&mut self.items)?;
+        // Folders to watch (the `skills` feature): none without it.
+        #[cfg(feature = "skills")]
         let mut watched = Vec::new();
         for declared in std::mem::take(&mut self.skills) {
             // A watched folder is looked at before it is read: a change made meanwhile is seen.
+            #[cfg(feature = "skills")]
             if let Some((root, every)) = declared.watched() {
                 let seen = super::watch::fingerprint(root);
                 watched.push((self.items.skills.len(), root.to_path_buf(), every, seen));
@@ -485,6 +488,7 @@ impl ServerBuilder {
             let loaded = Arc::new(declared.load()?);
             self.items.skills.push(SkillSet { declared, loaded });
         }
+        #[cfg(feature = "skills")]
         if !watched.is_empty() {
             // A watched folder's changes are announced: the capabilities that let clients hear them.
             self.config.list_changed = true;
@@ -593,6 +597,7 @@ impl ServerBuilder {
             });
             Arc::new(Legacy::new(dispatcher.clone(), store, self.legacy))
         });
+        #[cfg(feature = "skills")]
         for (set, root, every, seen) in watched {
             super::watch::spawn(&dispatcher, set, root, every, seen);
         }

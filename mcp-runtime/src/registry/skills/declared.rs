@@ -9,11 +9,12 @@ use crate::config::CacheHint;
 use crate::error::BuildError;
 use crate::protocol::CacheScope;
 use crate::registry::access::{AccessCheck, Requirement};
-use std::path::Path;
-#[cfg(feature = "skills")]
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+#[cfg(feature = "skills")]
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 /// Where a set of skills comes from.
 #[derive(Debug, Clone)]
@@ -251,8 +252,8 @@ impl Skills {
     }
 
     /// The folder and how often to read it again, when watched.
+    #[cfg(feature = "skills")]
     pub(crate) fn watched(&self) -> Option<(&Path, Duration)> {
-        #[cfg(feature = "skills")]
         if let Source::Dir {
             root,
             watch: Some(every),
