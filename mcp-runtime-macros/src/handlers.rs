@@ -53,7 +53,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             return quote!(#input #errors);
         }
     };
-    if let Some((_, path, _)) = &imp.trait_ {
+    if let Some((path, _)) = &imp.trait_ {
         cx.error_spanned_by(
             path,
             "`#[handlers]` goes on an inherent `impl` block (`impl Notes { .. }`), not on a trait implementation",
@@ -104,6 +104,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         let mut function = ItemFn {
             attrs: method.attrs.clone(),
             vis: method.vis.clone(),
+            modifiers: method.modifiers.clone(),
             sig: method.sig.clone(),
             block: Box::new(method.block.clone()),
         };

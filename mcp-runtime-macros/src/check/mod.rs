@@ -51,7 +51,7 @@ pub(crate) fn signature(cx: &Ctxt, item: &ItemFn, kind: Kind) {
             ),
         );
     }
-    if let Some(u) = &sig.unsafety {
+    if let syn::Safety::Unsafe(u) = &sig.safety {
         cx.error_spanned_by(
             u,
             format!(

@@ -48,7 +48,8 @@ impl Function {
                     ),
                 ),
                 (FnArg::Receiver(r), Host::Impl { receiver, .. }) => {
-                    if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some() {
+                    let shared = matches!(r.kind, syn::ReceiverKind::Reference(_, _, None));
+                    if !shared || r.mutability.is_some() {
                         cx.error_spanned_by(
                             r,
                             "take `&self`: requests are served concurrently and share the registered value (use interior mutability, such as a `Mutex`, to change it)",

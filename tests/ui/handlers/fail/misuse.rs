@@ -42,6 +42,24 @@ impl Empty {
     fn nothing(&self) {}
 }
 
+struct Shared;
+
+#[handlers]
+impl Shared {
+    /// Boxed.
+    #[tool]
+    fn boxed(self: Box<Self>) -> String {
+        String::new()
+    }
+
+    /// Owned, mutable.
+    #[tool]
+    fn owned(mut self) -> String {
+        let _ = &mut self;
+        String::new()
+    }
+}
+
 #[handlers]
 struct NotAnImpl;
 
