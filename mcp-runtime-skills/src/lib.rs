@@ -2,7 +2,7 @@
 //! serves it through the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640): a skills
 //! folder read safely (`scan`: no symbolic link followed, names, sizes and depth bounded),
 //! each `SKILL.md` frontmatter read into JSON and checked (`frontmatter`), the files' digests
-//! ([`digest`]) and MIME types ([`mime`]), and the URIs they are served at ([`rules::uri`]).
+//! ([`digest()`]) and MIME types ([`mime`]), and the URIs they are served at ([`rules::uri`]).
 //!
 //! Both ways a server gets its skills use this crate, so they agree byte for byte: `mcp-runtime`
 //! reads a folder when the server starts, and `mcp-runtime-macros`' `skills!` reads it at compile time
