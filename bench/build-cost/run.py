@@ -639,8 +639,7 @@ def main() -> int:
     ours_version = None
     if a.ours_from == "registry":
         log("ours: cargo package and cargo vendor (a registry dependency, as rmcp is)")
-        vendor_dir = vendor.vendor(ours, work, env, COMMON_DEPS, logdir)
-        ours_version = vendor.version_of(ours)
+        vendor_dir, ours_version = vendor.vendor(ours, work, env, COMMON_DEPS, logdir)
     projects: dict[str, Project] = {}
     for fw in FRAMEWORKS:
         root = work / fw

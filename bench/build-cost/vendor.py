@@ -37,9 +37,10 @@ def version_of(ours: Path) -> str:
     return next(p["version"] for p in meta["packages"] if p["name"] == "mcp-runtime")
 
 
-def vendor(ours: Path, work: Path, env: dict, seed_deps: str, logdir: Path) -> Path:
+def vendor(ours: Path, work: Path, env: dict, seed_deps: str, logdir: Path) -> tuple[Path, str]:
     """Packages the checkout `ours` and fills `work/ours-vendor` with it and every crate its
-    graph takes from crates.io (resolved for a crate with `seed_deps`); returns the folder."""
+    graph takes from crates.io (resolved for a crate with `seed_deps`); returns the folder and
+    the packaged version."""
     pkg_target = work / "ours-package"
     _run(["cargo", "package", "--no-verify", "--allow-dirty", "--quiet",
           *[f"-p{p}" for p in PACKAGES], "--target-dir", str(pkg_target)],
@@ -69,7 +70,7 @@ def vendor(ours: Path, work: Path, env: dict, seed_deps: str, logdir: Path) -> P
         (out / f"{name}-{version}" / ".cargo-checksum.json").write_text(
             json.dumps({"files": {}, "package": digest}))
     shutil.rmtree(seed, ignore_errors=True)
-    return out
+    return out, version
 
 
 def source_config(vendor_dir: Path) -> str:

@@ -456,9 +456,9 @@ impl ServerBuilder {
 
     /// Serves a set of skills (the Skills extension, `io.modelcontextprotocol/skills`): a
     /// folder read when the server is built (`Skills::dir`), or one embedded at compile time
-    /// (`skills!`), both with the `skills` feature. Declares the extension (with `directoryRead`) in `server/discover` and
-    /// `initialize`; each skill's files become resources. Several sets may be served; their
-    /// skills' names must differ.
+    /// (`skills!`), both with the `skills` feature. Declares the extension (with
+    /// `directoryRead`) in `server/discover` and `initialize`; each skill's files become
+    /// resources. Several sets may be served; their skills' names must differ.
     ///
     /// ```no_run
     /// # #[cfg(feature = "skills")] {

@@ -1,9 +1,9 @@
 //! Skills as this server holds them once loaded (the Skills extension,
 //! `io.modelcontextprotocol/skills`): each skill's files with their contents ready to answer a
 //! `resources/read`, and its entry for `skills/list` and `skills/get` written once. Loaded
-//! from a folder at startup (`load_dir`, through `mcp-runtime-skills`, with the `skills` feature) or from what
-//! `skills!` embedded at compile time ([`load_embedded`]); both go through [`SkillData::new`],
-//! so the same tree gives the same bytes on the wire.
+//! from a folder at startup (`load_dir`, through `mcp-runtime-skills`, with the `skills`
+//! feature) or from what `skills!` embedded at compile time ([`load_embedded`]); both go
+//! through [`SkillData::new`], so the same tree gives the same bytes on the wire.
 //!
 //! What a server declares (which folder, who may read which skill) is
 //! [`Skills`](super::declared::Skills), beside it.

@@ -254,15 +254,14 @@ impl Skills {
     /// The folder and how often to read it again, when watched.
     #[cfg(feature = "skills")]
     pub(crate) fn watched(&self) -> Option<(&Path, Duration)> {
-        if let Source::Dir {
-            root,
-            watch: Some(every),
-            ..
-        } = &self.source
-        {
-            return Some((root, *every));
+        match &self.source {
+            Source::Dir {
+                root,
+                watch: Some(every),
+                ..
+            } => Some((root, *every)),
+            _ => None,
         }
-        None
     }
 
     /// Reads the set's skills now.
