@@ -16,7 +16,9 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use http::{StatusCode, header};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 /// The endpoint's POST as a route of its own, for the accept loop to serve without the router.
 pub(super) struct EndpointPost(pub(super) Arc<Endpoint>);
@@ -160,101 +162,172 @@ async fn session_delete(State(endpoint): State<Arc<Endpoint>>, request: Request)
 
 /// POST: one message, of either revision. A request from another (allowed) origin is answered
 /// with its CORS headers.
-async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    if !request.headers().contains_key(header::ORIGIN) {
-        return handle_post(endpoint, request).await;
+///
+/// A plain function returning the future, not an `async fn`: the accept loop boxes this future
+/// for every request, and an `async fn` keeps its arguments beside the locals they are moved
+/// into. Kept under glibc's per-thread cache size (1,032 bytes), that box costs a tenth of a
+/// larger one (BENCHMARKS.md, "The request's future under the allocator's cache").
+fn handle(
+    State(endpoint): State<Arc<Endpoint>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
+    let origin = if request.headers().contains_key(header::ORIGIN) {
+        cors::origin(&endpoint.options, request.headers())
+    } else {
+        None
+    };
+    WithCors {
+        post: handle_post(endpoint, request),
+        origin,
     }
-    let origin = cors::origin(&endpoint.options, request.headers());
-    let mut response = Box::pin(handle_post(endpoint, request)).await;
-    if let Some(origin) = origin {
-        cors::allow(&mut response, origin);
-    }
-    response
 }
 
-async fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> Response {
+pin_project_lite::pin_project! {
+    /// A POST's future, its response given the CORS headers of `origin` when it ends.
+    struct WithCors<F> {
+        #[pin]
+        post: F,
+        origin: Option<http::HeaderValue>,
+    }
+}
+
+impl<F: Future<Output = Response>> Future for WithCors<F> {
+    type Output = Response;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        let this = self.project();
+        let mut response = std::task::ready!(this.post.poll(cx));
+        if let Some(origin) = this.origin.take() {
+            cors::allow(&mut response, origin);
+        }
+        Poll::Ready(response)
+    }
+}
+
+/// The POST itself. The async block uses what it captured in place (an `async fn` would move
+/// each argument into a second slot of its state).
+fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> impl Future<Output = Response> + Send {
     let (mut parts, body) = request.into_parts();
-    let options = &endpoint.options;
-    if let Some(refused) = guarded(options, &parts.headers, &parts.uri) {
-        return refused;
-    }
-    // Who sent it: decided once, for every use below.
-    let client = client_of(options, &parts);
-    let local = local_caller(options, &parts);
-    let (caller, body) = if options.auth.is_none() && endpoint.limiter.is_none() {
-        (local, body)
-    } else {
-        match Box::pin(admit(&endpoint, &parts, Some(body), client, local)).await {
-            Ok((caller, Some(body))) => (caller, body),
-            // Authentication read the body to name the scopes in its challenge: it refused.
-            Ok((_, None)) => return transport_error(StatusCode::BAD_REQUEST, "Bad Request"),
-            Err(refused) => return refused,
+    async move {
+        let options = &endpoint.options;
+        if let Some(refused) = guarded(options, &parts.headers, &parts.uri) {
+            return refused;
         }
-    };
-    let accept = match negotiate::post_media(&parts.headers) {
-        Ok(accept) => accept,
-        Err((status, why)) => return transport_error(status, why),
-    };
-    let bytes = match read_body(body, options).await {
-        Ok(b) => b,
-        Err(response) => return response,
-    };
-    // What the caller sees of mounts that pass its token on is fetched before it is served.
-    if let Some(views) = endpoint.dispatcher.views_ready(caller.as_ref()) {
-        views.await;
+        // Who sent it: decided once, for every use below.
+        let client = client_of(options, &parts);
+        let local = local_caller(options, &parts);
+        let (caller, body) = if options.auth.is_none() && endpoint.limiter.is_none() {
+            (local, body)
+        } else {
+            match Box::pin(admit(&endpoint, &parts, Some(body), client, local)).await {
+                Ok((caller, Some(body))) => (caller, body),
+                // Authentication read the body to name the scopes in its challenge: it refused.
+                Ok((_, None)) => return transport_error(StatusCode::BAD_REQUEST, "Bad Request"),
+                Err(refused) => return refused,
+            }
+        };
+        let accept = match negotiate::post_media(&parts.headers) {
+            Ok(accept) => accept,
+            Err((status, why)) => return transport_error(status, why),
+        };
+        let bytes = match read_body(body, options).await {
+            Ok(b) => b,
+            Err(response) => return response,
+        };
+        // What the caller sees of mounts that pass its token on is fetched before it is served.
+        if let Some(views) = endpoint.dispatcher.views_ready(caller.as_ref()) {
+            views.await;
+        }
+        dispatch_post(&endpoint, &mut parts, bytes, caller, client, accept).await
     }
-    let found = headers::McpHeaders::scan(&parts.headers);
-    if let Some(legacy) = &endpoint.legacy
-        && era::of_post(&found, &bytes) == era::Era::Legacy
-    {
-        // Boxed: the 2025 path's state would otherwise make every request's future (moved
-        // several times through axum and hyper) as large as its own.
-        return Box::pin(legacy::post(
-            &endpoint,
-            legacy,
-            &parts.headers,
+}
+
+/// The POST once its body is read: the 2025-11-25 path or the dispatcher's answer. Its own
+/// future, awaited in the POST's: the body's reading and the answer's waiting then share their
+/// room in the POST's state.
+fn dispatch_post<'a>(
+    endpoint: &'a Arc<Endpoint>,
+    parts: &'a mut http::request::Parts,
+    bytes: bytes::Bytes,
+    caller: Option<Arc<Caller>>,
+    client: Option<ClientNet>,
+    accept: negotiate::AcceptSet,
+) -> impl Future<Output = Response> + Send + 'a {
+    async move {
+        let options = &endpoint.options;
+        let found = headers::McpHeaders::scan(&parts.headers);
+        if let Some(legacy) = &endpoint.legacy
+            && era::of_post(&found, &bytes) == era::Era::Legacy
+        {
+            // Boxed: the 2025 path's state would otherwise make every request's future (moved
+            // several times through axum and hyper) as large as its own.
+            return Box::pin(legacy::post(
+                &endpoint,
+                legacy,
+                &parts.headers,
+                &bytes,
+                caller,
+                client,
+                &accept,
+            ))
+            .await;
+        }
+        // Matched where it is made: a named `Handled` would keep a slot of its own in the
+        // future's state beside `call`.
+        let mut call = match endpoint.dispatcher.handle(
             &bytes,
-            caller,
-            client,
-            &accept,
-        ))
-        .await;
+            Ingress {
+                caller,
+                checks: Some(&HeaderChecks::new(&parts.headers, found)),
+                transport: Some(Transport::Http),
+                client,
+            },
+        ) {
+            Handled::Notification(_) => {
+                let mut resp = Response::new(Body::empty());
+                *resp.status_mut() = StatusCode::ACCEPTED;
+                return resp;
+            }
+            Handled::Call(call) => call,
+        };
+        let keepalive = options.keepalive;
+        // The request's headers are read: their map carries the response.
+        let headers = std::mem::take(&mut parts.headers);
+        match call.next_message().await {
+            Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
+                answer(options, r, headers)
+            }
+            Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive, headers),
+            Some(Outgoing::Notification(n)) if accept.sse => {
+                sse::response(n, Some(call), keepalive, headers)
+            }
+            Some(Outgoing::Notification(_)) => {
+                // The client takes JSON only: request-scoped notifications cannot be delivered.
+                // Boxed: rare, and its state would double the size of every POST's future.
+                answer(options, Box::pin(Call::response(call)).await, headers)
+            }
+            None => transport_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Internal error: the request produced no response",
+            ),
+        }
     }
-    let handled = endpoint.dispatcher.handle(
-        &bytes,
-        Ingress {
-            caller,
-            checks: Some(&HeaderChecks::new(&parts.headers, found)),
-            transport: Some(Transport::Http),
-            client,
-        },
-    );
-    let mut call = match handled {
-        Handled::Notification(_) => {
-            let mut resp = Response::new(Body::empty());
-            *resp.status_mut() = StatusCode::ACCEPTED;
-            return resp;
-        }
-        Handled::Call(call) => call,
-    };
-    let keepalive = options.keepalive;
-    // The request's headers are read: their map carries the response.
-    let headers = std::mem::take(&mut parts.headers);
-    match call.next_message().await {
-        Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
-            answer(options, r, headers)
-        }
-        Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive, headers),
-        Some(Outgoing::Notification(n)) if accept.sse => {
-            sse::response(n, Some(call), keepalive, headers)
-        }
-        Some(Outgoing::Notification(_)) => {
-            // The client takes JSON only: request-scoped notifications cannot be delivered.
-            answer(options, Call::response(call).await, headers)
-        }
-        None => transport_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Internal error: the request produced no response",
-        ),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The size of what `f` returns, without calling it.
+    fn output_size<F: FnOnce(State<Arc<Endpoint>>, Request) -> R, R>(_: F) -> usize {
+        std::mem::size_of::<R>()
+    }
+
+    #[test]
+    fn a_posts_future_fits_the_allocators_cache() {
+        // The accept loop boxes this future for every request; glibc serves boxes up to 1,032
+        // bytes from its per-thread cache (BENCHMARKS.md, "The request's future under the
+        // allocator's cache").
+        let size = output_size(handle);
+        assert!(size <= 1032, "a POST's future is {size} bytes");
     }
 }
