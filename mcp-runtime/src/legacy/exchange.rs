@@ -37,12 +37,17 @@ struct Exchange {
 /// session's end stops it). A request answered at once whose handler sent notifications first
 /// (progress) is answered on a stream too, when its response can be one: those notifications,
 /// in order, then the response, as a 2026 client gets them.
-pub(super) async fn start(
+///
+/// The pipeline is entered here, before the future is made; the future uses what it keeps in
+/// place (an `async fn` would also keep the request it was given, moved into `exchange`): a
+/// legacy message's box stays under glibc's per-thread cache size (BENCHMARKS.md, "The
+/// request's future under the allocator's cache").
+pub(super) fn start(
     legacy: &Arc<Legacy>,
     session: Arc<SessionRecord>,
     live: Arc<LiveSession>,
     request: Request,
-) -> Reply {
+) -> impl Future<Output = Reply> + Send + use<> {
     let back_channel = request.back_channel;
     let exchange = Exchange {
         legacy: legacy.clone(),
@@ -56,50 +61,54 @@ pub(super) async fn start(
         transport: request.transport,
     };
     let call = exchange.dispatch();
-    if !call.is_running() {
-        let (queued, response) = answered(call).await;
-        if response.is_refusal() || response.is_busy() {
-            return Reply::Refused(response);
-        }
-        match exchange.answer(&response.body) {
-            // Without a stream, request-scoped notifications cannot be delivered (as on 2026).
-            Answer::Final(body) if queued.is_empty() || !back_channel => return Reply::Now(body),
-            Answer::Final(body) => {
-                let log = exchange.open_stream();
-                for notification in queued {
-                    log.push(notification);
-                }
-                log.finish(Some(body));
-                return Reply::Later(log);
+    async move {
+        if !call.is_running() {
+            let (queued, response) = answered(call).await;
+            if response.is_refusal() || response.is_busy() {
+                return Reply::Refused(response);
             }
-            Answer::InputRequired { requests, state } if back_channel => {
-                let log = exchange.open_stream();
-                let Some(token) = exchange.register() else {
-                    return Reply::Now(exchange.id_in_use());
-                };
-                for notification in queued {
-                    log.push(notification);
+            match exchange.answer(&response.body) {
+                // Without a stream, request-scoped notifications cannot be delivered (as on 2026).
+                Answer::Final(body) if queued.is_empty() || !back_channel => {
+                    return Reply::Now(body);
                 }
-                let stream = log.clone();
-                tokio::spawn(async move {
-                    let done = exchange.bridge(&stream, &token, requests, state, 1).await;
-                    exchange.finish(&stream, done);
-                });
-                return Reply::Later(log);
+                Answer::Final(body) => {
+                    let log = exchange.open_stream();
+                    for notification in queued {
+                        log.push(notification);
+                    }
+                    log.finish(Some(body));
+                    return Reply::Later(log);
+                }
+                Answer::InputRequired { requests, state } if back_channel => {
+                    let log = exchange.open_stream();
+                    let Some(token) = exchange.register() else {
+                        return Reply::Now(exchange.id_in_use());
+                    };
+                    for notification in queued {
+                        log.push(notification);
+                    }
+                    let stream = log.clone();
+                    tokio::spawn(async move {
+                        let done = exchange.bridge(&stream, &token, requests, state, 1).await;
+                        exchange.finish(&stream, done);
+                    });
+                    return Reply::Later(log);
+                }
+                Answer::InputRequired { .. } => return Reply::Now(exchange.no_back_channel()),
             }
-            Answer::InputRequired { .. } => return Reply::Now(exchange.no_back_channel()),
         }
+        let log = exchange.open_stream();
+        let Some(token) = exchange.register() else {
+            return Reply::Now(exchange.id_in_use());
+        };
+        let stream = log.clone();
+        tokio::spawn(async move {
+            let done = exchange.run(&stream, &token, call, back_channel).await;
+            exchange.finish(&stream, done);
+        });
+        Reply::Later(log)
     }
-    let log = exchange.open_stream();
-    let Some(token) = exchange.register() else {
-        return Reply::Now(exchange.id_in_use());
-    };
-    let stream = log.clone();
-    tokio::spawn(async move {
-        let done = exchange.run(&stream, &token, call, back_channel).await;
-        exchange.finish(&stream, done);
-    });
-    Reply::Later(log)
 }
 
 impl Exchange {
@@ -354,13 +363,21 @@ fn asked_method(asked: &Value) -> String {
 
 /// A call answered at dispatch: the notifications its handler queued before answering, in
 /// order, and its response.
-async fn answered(mut call: Call) -> (Vec<Bytes>, crate::dispatch::Response) {
-    let mut queued = Vec::new();
-    loop {
-        match call.next_message().await {
-            Some(Outgoing::Notification(n)) => queued.push(n),
-            Some(Outgoing::Response(r)) => return (queued, r),
-            None => return (queued, Call::response(call).await),
+// A plain function returning an `async move` block: the call is used where it was captured (an
+// `async fn` would keep a second slot for it).
+#[allow(clippy::manual_async_fn)]
+fn answered(
+    mut call: Call,
+) -> impl Future<Output = (Vec<Bytes>, crate::dispatch::Response)> + Send {
+    async move {
+        let mut queued = Vec::new();
+        loop {
+            match call.next_message().await {
+                Some(Outgoing::Notification(n)) => queued.push(n),
+                Some(Outgoing::Response(r)) => return (queued, r),
+                // Boxed: rare, and its state would double this future's size.
+                None => return (queued, Box::pin(Call::response(call)).await),
+            }
         }
     }
 }

@@ -244,72 +244,70 @@ fn handle_post(endpoint: Arc<Endpoint>, request: Request) -> impl Future<Output 
 /// The POST once its body is read: the 2025-11-25 path or the dispatcher's answer. Its own
 /// future, awaited in the POST's: the body's reading and the answer's waiting then share their
 /// room in the POST's state.
-fn dispatch_post<'a>(
-    endpoint: &'a Arc<Endpoint>,
-    parts: &'a mut http::request::Parts,
+async fn dispatch_post(
+    endpoint: &Endpoint,
+    parts: &mut http::request::Parts,
     bytes: bytes::Bytes,
     caller: Option<Arc<Caller>>,
     client: Option<ClientNet>,
     accept: negotiate::AcceptSet,
-) -> impl Future<Output = Response> + Send + 'a {
-    async move {
-        let options = &endpoint.options;
-        let found = headers::McpHeaders::scan(&parts.headers);
-        if let Some(legacy) = &endpoint.legacy
-            && era::of_post(&found, &bytes) == era::Era::Legacy
-        {
-            // Boxed: the 2025 path's state would otherwise make every request's future (moved
-            // several times through axum and hyper) as large as its own.
-            return Box::pin(legacy::post(
-                &endpoint,
-                legacy,
-                &parts.headers,
-                &bytes,
-                caller,
-                client,
-                &accept,
-            ))
-            .await;
-        }
-        // Matched where it is made: a named `Handled` would keep a slot of its own in the
-        // future's state beside `call`.
-        let mut call = match endpoint.dispatcher.handle(
+) -> Response {
+    let options = &endpoint.options;
+    let found = headers::McpHeaders::scan(&parts.headers);
+    if let Some(legacy) = &endpoint.legacy
+        && era::of_post(&found, &bytes) == era::Era::Legacy
+    {
+        // Boxed: the 2025 path's state would otherwise make every request's future (moved
+        // several times through axum and hyper) as large as its own.
+        return Box::pin(legacy::post(
+            endpoint,
+            legacy,
+            &parts.headers,
             &bytes,
-            Ingress {
-                caller,
-                checks: Some(&HeaderChecks::new(&parts.headers, found)),
-                transport: Some(Transport::Http),
-                client,
-            },
-        ) {
-            Handled::Notification(_) => {
-                let mut resp = Response::new(Body::empty());
-                *resp.status_mut() = StatusCode::ACCEPTED;
-                return resp;
-            }
-            Handled::Call(call) => call,
-        };
-        let keepalive = options.keepalive;
-        // The request's headers are read: their map carries the response.
-        let headers = std::mem::take(&mut parts.headers);
-        match call.next_message().await {
-            Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
-                answer(options, r, headers)
-            }
-            Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive, headers),
-            Some(Outgoing::Notification(n)) if accept.sse => {
-                sse::response(n, Some(call), keepalive, headers)
-            }
-            Some(Outgoing::Notification(_)) => {
-                // The client takes JSON only: request-scoped notifications cannot be delivered.
-                // Boxed: rare, and its state would double the size of every POST's future.
-                answer(options, Box::pin(Call::response(call)).await, headers)
-            }
-            None => transport_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Internal error: the request produced no response",
-            ),
+            caller,
+            client,
+            &accept,
+        ))
+        .await;
+    }
+    // Matched where it is made: a named `Handled` would keep a slot of its own in the
+    // future's state beside `call`.
+    let mut call = match endpoint.dispatcher.handle(
+        &bytes,
+        Ingress {
+            caller,
+            checks: Some(&HeaderChecks::new(&parts.headers, found)),
+            transport: Some(Transport::Http),
+            client,
+        },
+    ) {
+        Handled::Notification(_) => {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = StatusCode::ACCEPTED;
+            return resp;
         }
+        Handled::Call(call) => call,
+    };
+    let keepalive = options.keepalive;
+    // The request's headers are read: their map carries the response.
+    let headers = std::mem::take(&mut parts.headers);
+    match call.next_message().await {
+        Some(Outgoing::Response(r)) if accept.json || r.is_refusal() || r.is_busy() => {
+            answer(options, r, headers)
+        }
+        Some(Outgoing::Response(r)) => sse::response(r.body, None, keepalive, headers),
+        Some(Outgoing::Notification(n)) if accept.sse => {
+            sse::response(n, Some(call), keepalive, headers)
+        }
+        Some(Outgoing::Notification(_)) => {
+            // The client takes JSON only: request-scoped notifications cannot be delivered.
+            // Boxed: rare, and its state would double the size of every POST's future.
+            answer(options, Box::pin(Call::response(call)).await, headers)
+        }
+        None => transport_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal error: the request produced no response",
+        ),
     }
 }
 
