@@ -81,7 +81,14 @@ pub(crate) fn progress_json(
     total: Option<&serde_json::Number>,
     message: Option<&str>,
 ) -> Option<Bytes> {
-    let mut out = Vec::with_capacity(112 + message.map_or(0, str::len));
+    // Room for the whole message, so it is written without growing: the fixed text is 106
+    // bytes with one-digit numbers, each number up to 24, a string token or message its
+    // length and quotes (an escaped character takes more, and then the vector grows).
+    let token_len = match token {
+        ProgressToken::Number(_) => 20,
+        ProgressToken::String(s) => s.len() + 2,
+    };
+    let mut out = Vec::with_capacity(160 + token_len + message.map_or(0, |m| m.len() + 16));
     out.extend_from_slice(
         br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"#,
     );

@@ -78,7 +78,12 @@ impl SseBody {
 /// polled only when it is due or the stream's waker changed (polling it each time cost more
 /// than the message; BENCHMARKS.md, "SSE framing").
 struct KeepAlive {
-    sleep: Pin<Box<tokio::time::Sleep>>,
+    /// Made the first time the stream waits: a stream whose messages are all ready (a tool that
+    /// reports progress and answers without waiting) never needs a timer, and a boxed `Sleep`
+    /// is a cache-line-aligned allocation, among the dearest of such a call.
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// When the first comment is due: `every` after the stream began.
+    first: tokio::time::Instant,
     every: Duration,
     /// The waker the timer holds, once it has been polled and found pending.
     armed: Option<std::task::Waker>,
@@ -87,7 +92,8 @@ struct KeepAlive {
 impl KeepAlive {
     fn new(every: Duration) -> Self {
         KeepAlive {
-            sleep: Box::pin(tokio::time::sleep(every)),
+            sleep: None,
+            first: tokio::time::Instant::now() + every,
             every,
             armed: None,
         }
@@ -95,16 +101,20 @@ impl KeepAlive {
 
     /// Ready when a comment is due (then the next one is due `every` later).
     fn poll_due(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        if let Some(waker) = &self.armed
+        if let (Some(waker), Some(sleep)) = (&self.armed, &self.sleep)
             && waker.will_wake(cx.waker())
-            && tokio::time::Instant::now() < self.sleep.deadline()
+            && tokio::time::Instant::now() < sleep.deadline()
         {
             return Poll::Pending;
         }
-        match self.sleep.as_mut().poll(cx) {
+        let first = self.first;
+        let sleep = self
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(first)));
+        match sleep.as_mut().poll(cx) {
             Poll::Ready(()) => {
                 let next = tokio::time::Instant::now() + self.every;
-                self.sleep.as_mut().reset(next);
+                sleep.as_mut().reset(next);
                 self.armed = None;
                 Poll::Ready(())
             }
