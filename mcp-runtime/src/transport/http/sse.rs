@@ -127,21 +127,31 @@ impl KeepAlive {
 }
 
 /// One `message` event. Messages are serde_json's output: no raw line breaks to split on.
+// Sized exactly: `Bytes` takes a full vector as it is, and one with room to spare costs it an
+// allocation of its own (`bytes`'s `From<Vec<u8>>`).
 fn event(data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 24);
-    out.extend_from_slice(b"event: message\ndata: ");
+    const HEAD: &[u8] = b"event: message\ndata: ";
+    let mut out = Vec::with_capacity(HEAD.len() + data.len() + 2);
+    out.extend_from_slice(HEAD);
     out.extend_from_slice(data);
     out.extend_from_slice(b"\n\n");
+    debug_assert_eq!(out.len(), out.capacity());
     Bytes::from(out)
 }
 
-/// One `message` event with the id `{stream}-{seq}`.
+/// One `message` event with the id `{stream}-{seq}` (sized exactly, as [`event`] is).
 fn event_with_id(stream: u64, seq: u64, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 48);
-    out.extend_from_slice(format!("id: {stream}-{seq}\n").as_bytes());
-    out.extend_from_slice(b"event: message\ndata: ");
+    use std::io::Write as _;
+    const HEAD: &[u8] = b"event: message\ndata: ";
+    let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
+    let id_len = "id: ".len() + digits(stream) + 1 + digits(seq) + 1;
+    let mut out = Vec::with_capacity(id_len + HEAD.len() + data.len() + 2);
+    // Writing into a vector cannot fail.
+    let _ = write!(out, "id: {stream}-{seq}\n");
+    out.extend_from_slice(HEAD);
     out.extend_from_slice(data);
     out.extend_from_slice(b"\n\n");
+    debug_assert_eq!(out.len(), out.capacity());
     Bytes::from(out)
 }
 
@@ -258,6 +268,25 @@ impl futures_core::Stream for SseBody {
                 Poll::Ready(()) => Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n")))),
                 Poll::Pending => Poll::Pending,
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_framed_in_buffers_of_their_exact_size() {
+        // The sizes are checked by the functions' `debug_assert`s; the text here.
+        assert_eq!(&event(b"{}")[..], b"event: message\ndata: {}\n\n");
+        for (stream, seq) in [(0, 0), (9, 10), (10, 99), (123, 4567), (u64::MAX, u64::MAX)] {
+            assert_eq!(
+                event_with_id(stream, seq, b"{}"),
+                Bytes::from(format!(
+                    "id: {stream}-{seq}\nevent: message\ndata: {{}}\n\n"
+                ))
+            );
         }
     }
 }
