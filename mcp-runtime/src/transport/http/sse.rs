@@ -147,7 +147,7 @@ fn event_with_id(stream: u64, seq: u64, data: &[u8]) -> Bytes {
     let id_len = "id: ".len() + digits(stream) + 1 + digits(seq) + 1;
     let mut out = Vec::with_capacity(id_len + HEAD.len() + data.len() + 2);
     // Writing into a vector cannot fail.
-    let _ = write!(out, "id: {stream}-{seq}\n");
+    let _ = writeln!(out, "id: {stream}-{seq}");
     out.extend_from_slice(HEAD);
     out.extend_from_slice(data);
     out.extend_from_slice(b"\n\n");
