@@ -98,6 +98,9 @@ pub(crate) async fn serve(
                 io: socket,
                 state: registered.state.clone(),
             };
+            // hyper's defaults: it reads for a client's EOF during each request, which is how a
+            // closed connection cancels it (and costs an 8 KiB buffer per request: BENCHMARKS.md,
+            // "hyper's read buffer").
             let builder = hyper::server::conn::http1::Builder::new();
             let connection = builder.serve_connection(TokioIo::new(io), service);
             let mut connection = std::pin::pin!(connection);
