@@ -12,6 +12,7 @@ use mcp_runtime::{
 };
 use serde_json::{Value, json};
 use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 fn listen(id: impl Into<Value>, filter: Value) -> Value {
@@ -26,6 +27,7 @@ async fn spawn_http(server: Server) -> HttpServer {
 
 fn server(signal: mpsc::UnboundedSender<&'static str>) -> Server {
     let on_cancel = signal.clone();
+    let on_linger = signal.clone();
     Server::builder()
         .name("streaming")
         .version("1")
@@ -52,6 +54,24 @@ fn server(signal: mpsc::UnboundedSender<&'static str>) -> Server {
                     watcher.cancelled().await;
                     let _ = signal.send("cancelled");
                 });
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                "never"
+            }
+        }))
+        .tool(Tool::new("wait").handler(|_: NoArguments, _cx| async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            "waited"
+        }))
+        .tool(Tool::new("linger").handler(move |_: NoArguments, cx| {
+            let signal = on_linger.clone();
+            async move {
+                let watcher = cx.cancellation();
+                let on_cancel = signal.clone();
+                tokio::spawn(async move {
+                    watcher.cancelled().await;
+                    let _ = on_cancel.send("linger cancelled");
+                });
+                let _ = signal.send("lingering");
                 tokio::time::sleep(Duration::from_secs(30)).await;
                 "never"
             }
@@ -174,6 +194,67 @@ async fn closing_the_stream_cancels_the_handler() {
     drop(stream);
     let seen = within("the handler observing cancellation", rx.recv()).await;
     assert_eq!(seen, Some("cancelled"));
+}
+
+/// A JSON answer (no progress asked): its client closing the connection while the handler
+/// waits cancels the handler, though hyper does not read during a request (half-close: the
+/// answer watches the socket itself).
+#[tokio::test]
+async fn closing_the_connection_cancels_a_waiting_handler() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let http = spawn_http(server(tx)).await;
+    let mut socket = tokio::net::TcpStream::connect(http.addr).await.unwrap();
+    let body = call_body(1, "linger", json!({}));
+    socket.write_all(&common::raw_post(&body)).await.unwrap();
+    let started = within("the handler starting", rx.recv()).await;
+    assert_eq!(started, Some("lingering"));
+    drop(socket);
+    let seen = within("the handler observing cancellation", rx.recv()).await;
+    assert_eq!(seen, Some("linger cancelled"));
+}
+
+/// The same for an SSE answer waiting for its next event, with no keep-alive comment due
+/// whose write would fail first: the stream watches the socket while it waits.
+#[tokio::test]
+async fn closing_a_quiet_stream_cancels_the_handler() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let options = HttpOptions::default().keepalive(Duration::from_secs(60));
+    let http = spawn_http_with(server(tx), options).await;
+    let body = call_body(1, "hang", json!({"progressToken": 7}));
+    let mut stream = EventStream::post(http.addr, &body).await;
+    stream.expect("the first progress notification").await;
+    drop(stream);
+    let seen = within("the handler observing cancellation", rx.recv()).await;
+    assert_eq!(seen, Some("cancelled"));
+}
+
+/// A request sent while another is being answered on the same connection (pipelined) is no
+/// sign of a client gone: the first is answered in full, then the second, in order.
+#[tokio::test]
+async fn a_pipelined_request_waits_its_turn() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let http = spawn_http(server(tx)).await;
+    let mut socket = tokio::net::TcpStream::connect(http.addr).await.unwrap();
+    let first = common::raw_post(&call_body(1, "wait", json!({})));
+    socket.write_all(&first).await.unwrap();
+    // The second comes while the first handler sleeps: the socket has data to read, which
+    // hyper leaves there until the first answer is written.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let second = common::raw_post(&call_body(2, "spare", json!({})));
+    socket.write_all(&second).await.unwrap();
+    let mut read = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&read).contains(r#""text":"spare""#) {
+        let n = within("both answers", socket.read(&mut chunk))
+            .await
+            .unwrap();
+        assert!(n > 0, "closed after {}", String::from_utf8_lossy(&read));
+        read.extend_from_slice(&chunk[..n]);
+    }
+    let text = String::from_utf8_lossy(&read);
+    assert_eq!(text.matches("HTTP/1.1 200").count(), 2, "{text}");
+    let waited = text.find(r#""text":"waited""#).expect("the first answer");
+    assert!(waited < text.find(r#""text":"spare""#).unwrap(), "{text}");
 }
 
 #[tokio::test]

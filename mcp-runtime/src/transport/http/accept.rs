@@ -5,7 +5,9 @@
 //! `auto` connection, which holds more resident memory per open connection (BENCHMARKS.md, "The
 //! accept loop"). The server speaks HTTP/1.1 only, so the detection bought nothing.
 
-use super::hygiene::{Admitted, ConnState, Hygiene, Responding, Table, Tracked};
+use super::hygiene::{
+    Admitted, ClientGone, ConnState, Hygiene, Responding, Socket, Table, Tracked,
+};
 use axum::Router;
 use axum::body::Body;
 use axum::response::Response;
@@ -85,11 +87,13 @@ pub(crate) async fn serve(
         if stopped {
             registered.state.drain();
         }
+        let socket = Socket::new(socket, registered.state.clone());
         let service = Connection {
             app: app.clone(),
             direct: direct.clone(),
             peer,
             state: registered.state.clone(),
+            socket: socket.clone(),
         };
         let mut stopping = stopping.clone();
         let closed = closed.clone();
@@ -98,10 +102,11 @@ pub(crate) async fn serve(
                 io: socket,
                 state: registered.state.clone(),
             };
-            // hyper's defaults: it reads for a client's EOF during each request, which is how a
-            // closed connection cancels it (and costs an 8 KiB buffer per request: BENCHMARKS.md,
-            // "hyper's read buffer").
-            let builder = hyper::server::conn::http1::Builder::new();
+            // Half-close: hyper does not read while a request is in flight (a new 8 KiB read
+            // buffer per request otherwise); the answer watches for its client's going itself
+            // (`hygiene/socket.rs`; BENCHMARKS.md, "hyper's read buffer").
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.half_close(true);
             let connection = builder.serve_connection(TokioIo::new(io), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
@@ -182,6 +187,8 @@ struct Connection {
     direct: Direct,
     peer: SocketAddr,
     state: Arc<ConnState>,
+    /// Watched by each answer for its client's going.
+    socket: Socket,
 }
 
 pin_project_lite::pin_project! {
@@ -207,7 +214,7 @@ impl Future for Routed {
 
 impl hyper::service::Service<http::Request<Incoming>> for Connection {
     type Response = Response;
-    type Error = Infallible;
+    type Error = ClientGone;
     type Future = Responding<Routed>;
 
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
@@ -231,6 +238,7 @@ impl hyper::service::Service<http::Request<Incoming>> for Connection {
             future: routed,
             in_flight: Some(in_flight),
             peer: self.peer,
+            socket: Some(self.socket.clone()),
         }
     }
 }

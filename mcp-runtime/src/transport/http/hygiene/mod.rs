@@ -24,7 +24,9 @@
 //! park of a worker), waking a few times per idle time.
 
 mod conn;
+mod socket;
 mod table;
 
 pub(crate) use conn::{ConnState, Responding, Tracked};
+pub(crate) use socket::{ClientGone, Socket};
 pub(crate) use table::{Admitted, Hygiene, Table, default_max_connections};
