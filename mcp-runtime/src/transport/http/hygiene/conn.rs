@@ -1,13 +1,10 @@
 //! One open connection as its I/O and its requests see it: the state they stamp (requests in
 //! flight, write and read progress, a body still coming, the drain), the socket wrapper that
 //! stamps writes and fails once the table closed it, the request body that stamps reads, and
-//! the response future that keeps its request in flight until the response is ready.
+//! the mark of a request in flight (the response future that holds it is `responding.rs`).
 
-use super::socket::{ClientGone, Socket, Watched, gone};
 use crate::net::ClientNet;
-use axum::body::{Body, HttpBody};
-use std::convert::Infallible;
-use std::future::Future;
+use axum::body::HttpBody;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -164,7 +161,7 @@ impl HttpBody for Receiving {
 
 /// A request in flight on a connection, until its response is handed to it.
 #[derive(Debug)]
-pub(crate) struct InFlight(Arc<ConnState>);
+pub(crate) struct InFlight(pub(super) Arc<ConnState>);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
@@ -263,57 +260,5 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Tracked<T> {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.io).poll_shutdown(cx)
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A response future that keeps its request in flight until the response is ready, and
-    /// ends with [`ClientGone`] if the client goes away before (`socket`).
-    pub(crate) struct Responding<F> {
-        #[pin]
-        pub(crate) future: F,
-        pub(crate) in_flight: Option<InFlight>,
-        // The client's address, which the request's handler reads while it is polled.
-        pub(crate) peer: std::net::SocketAddr,
-        // Watched while the answer waits; `None` once the client sent more.
-        pub(crate) socket: Option<Socket>,
-    }
-}
-
-impl<F> Future for Responding<F>
-where
-    F: Future<Output = Result<http::Response<Body>, Infallible>>,
-{
-    type Output = Result<http::Response<Body>, ClientGone>;
-
-    #[inline]
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let future = this.future;
-        let polled = crate::transport::http::peer::with_peer(*this.peer, || future.poll(cx));
-        let mut response = match polled {
-            Poll::Ready(Ok(response)) => response,
-            Poll::Ready(Err(never)) => match never {},
-            Poll::Pending if gone(this.socket, cx) => return Poll::Ready(Err(ClientGone)),
-            Poll::Pending => return Poll::Pending,
-        };
-        if let Some(in_flight) = this.in_flight.take() {
-            if response.body().size_hint().exact().is_none() {
-                // A stream: written for as long as it lasts, with write progress to show for
-                // it, and watched for its client's going while it waits for what to write.
-                in_flight.0.streaming.store(true, Ordering::Relaxed);
-                if let Some(socket) = this.socket.take() {
-                    let body = std::mem::take(response.body_mut());
-                    *response.body_mut() = Body::new(Watched::new(body, socket));
-                }
-            }
-            if in_flight.0.draining.load(Ordering::Relaxed) {
-                response.headers_mut().insert(
-                    http::header::CONNECTION,
-                    http::HeaderValue::from_static("close"),
-                );
-            }
-        }
-        Poll::Ready(Ok(response))
     }
 }

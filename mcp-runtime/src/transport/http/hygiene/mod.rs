@@ -24,9 +24,11 @@
 //! park of a worker), waking a few times per idle time.
 
 mod conn;
+mod responding;
 mod socket;
 mod table;
 
-pub(crate) use conn::{ConnState, Responding, Tracked};
+pub(crate) use conn::{ConnState, Tracked};
+pub(crate) use responding::Responding;
 pub(crate) use socket::{ClientGone, Socket};
 pub(crate) use table::{Admitted, Hygiene, Table, default_max_connections};
