@@ -257,6 +257,7 @@ async fn main() -> std::io::Result<()> {
 # written out; transport-streamable-http-server for StreamableHttpService), and axum with the
 # two features serving needs (rmcp's own tests use exactly these): a lower bound for rmcp's
 # side, default axum features would add crates. tokio/serde/schemars: the same lines in both.
+RMCP_FEATURES = ["server", "macros", "schemars", "transport-streamable-http-server"]
 COMMON_DEPS = '''tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
 serde = { version = "1", features = ["derive"] }
 schemars = "1"
@@ -282,8 +283,7 @@ publish = false
         rt = json.dumps(str(ours / "mcp-runtime"))
         deps = f"mcp-runtime = {{ path = {rt} }}\n"
     else:
-        deps = (f'rmcp = {{ version = "={rmcp_version}", features = ["server", "macros", "schemars", '
-                f'"transport-streamable-http-server"] }}\n'
+        deps = (f'rmcp = {{ version = "={rmcp_version}", features = {json.dumps(RMCP_FEATURES)} }}\n'
                 'axum = { version = "0.8", default-features = false, features = ["http1", "tokio"] }\n')
     return head + deps + COMMON_DEPS
 
@@ -683,7 +683,7 @@ def main() -> int:
         "cores": os.cpu_count(), "load_start": load_start, "dropped_env": dropped,
         "ours_path": str(ours), "ours_rev": rev, "ours_from": a.ours_from,
         "rmcp": lock_version("rmcp", "rmcp"), "axum": lock_version("rmcp", "axum"),
-        "rmcp_features": "server, macros, schemars, transport-streamable-http-server",
+        "rmcp_features": ", ".join(RMCP_FEATURES),
         "rows": sorted(rows),
     }
     if meta["rmcp"] != a.rmcp_version:

@@ -25,6 +25,7 @@ with `-Zllvm-time-trace`.
 
 import argparse
 import collections
+import json
 import os
 import re
 import shutil
@@ -33,6 +34,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench" / "build-cost"))
+from run import RMCP_FEATURES  # noqa: E402  (the features the build-cost bench gives rmcp)
 EMIT = ["--emit=llvm-ir", "-Cno-prepopulate-passes", "-Cpasses=name-anon-globals",
         "-Csymbol-mangling-version=v0"]
 
@@ -78,7 +81,7 @@ def emit(cwd: Path, package: str, target: Path, features: list[str]) -> Path:
         old.unlink()
     cmd = ["cargo", "rustc", "-p", package, "--lib", "--release", *features, "--", *EMIT]
     env = dict(os.environ, CARGO_TARGET_DIR=str(target))
-    for attempt in range(2):
+    for _ in range(2):
         subprocess.run(cmd, cwd=cwd, env=env, check=True, stderr=subprocess.DEVNULL)
         found = sorted(deps.glob(f"{stem}-*.ll"), key=lambda p: p.stat().st_mtime)
         if found:
@@ -125,8 +128,7 @@ def rmcp_total(version: str) -> tuple[int, int]:
     (project / "src" / "lib.rs").write_text("")
     (project / "Cargo.toml").write_text(
         '[package]\nname = "irshare-rmcp"\nversion = "0.0.0"\nedition = "2024"\n\n[workspace]\n\n'
-        f'[dependencies]\nrmcp = {{ version = "={version}", features = ["server", "macros", '
-        '"schemars", "transport-streamable-http-server"] }\n')
+        f'[dependencies]\nrmcp = {{ version = "={version}", features = {json.dumps(RMCP_FEATURES)} }}\n')
     fns = functions(emit(project, "rmcp", project / "target", []))
     return sum(n for n, _ in fns), len(fns)
 
@@ -146,7 +148,7 @@ def main():
           f"in {len(fns):,} functions\n")
     if a.rmcp:
         r_total, r_fns = rmcp_total(a.rmcp)
-        print(f"rmcp {a.rmcp} (server, macros, schemars, transport-streamable-http-server): "
+        print(f"rmcp {a.rmcp} ({', '.join(RMCP_FEATURES)}): "
               f"{r_total:,} IR lines in {r_fns:,} functions; mcp-runtime / rmcp = "
               f"{total / r_total:.2f}\n")
     caps = collections.Counter()
