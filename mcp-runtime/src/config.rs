@@ -88,10 +88,13 @@ pub(crate) struct Config {
     /// Record tool arguments and results on spans.
     pub(crate) trace_payloads: bool,
     /// A task's lifetime from creation (`None`: no limit).
+    #[cfg(feature = "tasks")]
     pub(crate) task_ttl_ms: Option<u64>,
     /// How often clients should poll a task.
+    #[cfg(feature = "tasks")]
     pub(crate) task_poll_ms: u64,
     /// How long a running task's lease lasts (its runner renews it every third of this).
+    #[cfg(feature = "tasks")]
     pub(crate) task_lease_ms: u64,
     /// The principal of every request that arrives on stdio.
     pub(crate) stdio_caller: Option<Arc<crate::context::Caller>>,
@@ -144,10 +147,13 @@ impl Default for Config {
             metrics: false,
             trace_payloads: false,
             // An hour: long enough for a report or a crawl, then the store forgets it.
+            #[cfg(feature = "tasks")]
             task_ttl_ms: Some(3_600_000),
+            #[cfg(feature = "tasks")]
             task_poll_ms: 1_000,
             // A runner that stopped is noticed within this; renewed every 5 s, one store
             // write per running task.
+            #[cfg(feature = "tasks")]
             task_lease_ms: 15_000,
             stdio_caller: None,
         }

@@ -13,7 +13,7 @@
 //! 5. [How a host uses your server](hosts): what a host sees of each tool, resource, prompt
 //!    and task, and how the official SDKs get a task's result (section 12).
 //! 6. [Composing and fronting servers](composing): other servers mounted in yours, in process
-//!    or remote, and a gateway (section 13).
+//!    or remote, and a gateway (section 13; feature `mounts`).
 
 #[doc = include_str!("guide/writing.md")]
 pub mod writing {}
@@ -30,5 +30,11 @@ pub mod protecting {}
 #[doc = include_str!("guide/hosts.md")]
 pub mod hosts {}
 
-#[doc = include_str!("guide/composing.md")]
+#[cfg_attr(feature = "mounts", doc = include_str!("guide/composing.md"))]
+#[cfg_attr(
+    not(feature = "mounts"),
+    doc = "## 13. Composing and fronting servers\n\nMounting other servers needs the `mounts` \
+           feature: `mcp-runtime = { version = \"…\", features = [\"mounts\"] }` (and `client` \
+           for remote ones). This chapter is in the documentation built with it."
+)]
 pub mod composing {}

@@ -28,6 +28,7 @@ pub mod handler;
 
 pub mod auth;
 pub mod mrtr;
+#[cfg(feature = "tasks")]
 pub mod tasks;
 
 pub mod dispatch;
@@ -40,6 +41,7 @@ pub mod redis;
 pub mod transport;
 
 pub mod client;
+#[cfg(feature = "mounts")]
 pub mod proxy;
 
 mod server;
@@ -72,7 +74,9 @@ pub use registry::{
     Structured, TaskSupport, Text, Tool,
 };
 pub use run::RunMode;
-pub use server::{LegacyOptions, Server, ServerBuilder, TaskOptions};
+#[cfg(feature = "tasks")]
+pub use server::TaskOptions;
+pub use server::{LegacyOptions, Server, ServerBuilder};
 pub use server_json::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
 pub use transport::http::HttpOptions;
 #[cfg(feature = "lambda")]

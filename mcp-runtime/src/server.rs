@@ -9,12 +9,17 @@
 mod builder;
 mod built;
 mod in_process;
+#[cfg(feature = "mounts")]
 mod mount_set;
+#[cfg(feature = "mounts")]
 mod mounts;
 mod options;
+#[cfg(feature = "mounts")]
 mod views;
 #[cfg(feature = "skills")]
 mod watch;
 pub use builder::ServerBuilder;
 pub use built::Server;
-pub use options::{LegacyOptions, TaskOptions};
+pub use options::LegacyOptions;
+#[cfg(feature = "tasks")]
+pub use options::TaskOptions;

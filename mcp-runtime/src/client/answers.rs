@@ -61,6 +61,7 @@ impl Answers {
     /// The answer to a request a 2025-11-25 server sent on its session (`elicitation/create`,
     /// `sampling/createMessage`, `roots/list`, `ping`): from the same callbacks as an
     /// `input_required` round, or an error naming what the client lacks.
+    #[cfg(feature = "client")]
     pub(crate) fn answer_server_request(&self, message: &Value) -> Value {
         let id = message.get("id").cloned().unwrap_or(Value::Null);
         let method = message["method"].as_str().unwrap_or("");

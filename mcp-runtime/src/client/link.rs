@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 pub(crate) enum Incoming {
     /// A notification of the request (progress, a log message, a listen stream's events).
     Notification(Value),
-    /// A request of the server to the client (2025-11-25 sessions only): the whole message.
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    /// A request of the server to the client (2025-11-25 sessions only, so remote ones): the
+    /// whole message.
+    #[cfg(feature = "client")]
     Request(Value),
     /// The response: the whole JSON-RPC message; nothing follows it.
     Response(Value),
@@ -122,6 +123,7 @@ pub(crate) trait Link: Send + Sync + 'static {
     fn send<'a>(&'a self, out: Outbound<'a>) -> BoxFuture<'a, Result<Exchange, ClientError>>;
 
     /// Answers a request the server sent on a 2025-11-25 session (the whole response message).
+    #[cfg(feature = "client")]
     fn reply(&self, response: Value) -> BoxFuture<'_, Result<(), ClientError>> {
         let _ = response;
         Box::pin(async {
@@ -136,6 +138,7 @@ pub(crate) trait Link: Send + Sync + 'static {
 
     /// Whether its requests need their caller's access token (its credentials pass it on or
     /// exchange it).
+    #[cfg_attr(not(feature = "mounts"), allow(dead_code))]
     fn needs_caller_token(&self) -> bool {
         false
     }

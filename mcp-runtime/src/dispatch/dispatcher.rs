@@ -10,7 +10,9 @@
 use super::authorize;
 use super::decode;
 use super::layer::Layers;
-use super::mounted::{CallerViews, RelayedTasks};
+use super::mounted::CallerViews;
+#[cfg(feature = "mounts")]
+use super::mounted::RelayedTasks;
 use super::slots::Slots;
 use crate::bus::ChangeBus;
 use crate::config::Config;
@@ -24,6 +26,7 @@ use crate::protocol::{
 };
 use crate::registry::{AccessCheck, Catalog, ParamHeader, Registry};
 use crate::seal::Sealer;
+#[cfg(feature = "tasks")]
 use crate::tasks::TaskStore;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -37,6 +40,7 @@ pub(crate) struct Dispatcher {
     pub(crate) state: Arc<StateMap>,
     pub(crate) changes: Arc<dyn ChangeBus>,
     /// Where tasks are kept (the tasks extension).
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: Arc<dyn TaskStore>,
     /// Fires when the server is told to stop: every `subscriptions/listen` stream (and
     /// 2025-11-25 session stream) ends with its final result, and readiness turns to 503.
@@ -58,6 +62,7 @@ pub(crate) struct Dispatcher {
     /// The layers around every call, outermost first.
     pub(crate) layers: Layers,
     /// What answers for the tasks of servers this one relays (set once, by mounts).
+    #[cfg(feature = "mounts")]
     pub(crate) relayed_tasks: std::sync::OnceLock<Arc<dyn RelayedTasks>>,
     /// What fetches the views of a caller of mounts that pass its token on (set once, by
     /// mounts).

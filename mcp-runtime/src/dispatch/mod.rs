@@ -64,5 +64,6 @@ pub(crate) use decode::{decode_general, decode_tool_call};
 pub(crate) use dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 pub use encode::Response;
 pub(crate) use handle::Handled;
+#[cfg(feature = "mounts")]
 pub(crate) use mounted::{CallerViews, RelayedTasks};
 pub(crate) use slots::{Slot, Slots};

@@ -6,14 +6,19 @@
 //!   handled, the transport waits for the caller's views to be fetched (once per freshness
 //!   period), so that the registry snapshot the request is served from holds what the caller
 //!   may see.
-//! - [`RelayedTasks`]: tasks of another server this one relays. Their ids are this server's
-//!   sealed handles, which the relay recognises and answers by asking the server the task
-//!   belongs to, so that no instance keeps anything about them.
+//! - `RelayedTasks` (feature `mounts`): tasks of another server this one relays. Their ids
+//!   are this server's sealed handles, which the relay recognises and answers by asking the
+//!   server the task belongs to, so that no instance keeps anything about them.
 
-use crate::context::{Caller, RequestContext};
+use crate::context::Caller;
+#[cfg(feature = "mounts")]
+use crate::context::RequestContext;
+#[cfg(feature = "mounts")]
 use crate::error::McpError;
+#[cfg(feature = "mounts")]
 use crate::protocol::Method;
 use crate::registry::BoxFuture;
+#[cfg(feature = "mounts")]
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -25,6 +30,7 @@ pub(crate) trait CallerViews: Send + Sync {
 }
 
 /// What answers `tasks/*` for the task ids it made.
+#[cfg(feature = "mounts")]
 pub(crate) trait RelayedTasks: Send + Sync {
     /// Whether `task_id` is one of its handles (a cheap look at its form).
     fn owns(&self, task_id: &str) -> bool;

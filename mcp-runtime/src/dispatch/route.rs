@@ -9,6 +9,7 @@
 use super::call::{Call, Pending};
 use super::dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 use super::encode::Response;
+#[cfg(feature = "tasks")]
 use super::families::tasks::{self, TaskMethod};
 use super::families::{complete, listen, lists, prompts, resources, skills, tools};
 use super::layer::{LayerResult, McpRequest, Next, RequestParts};
@@ -279,11 +280,23 @@ fn prepare(
         KnownParams::PromptsGet(p) => prompts::prepare(d, reg, p, cx)?,
         KnownParams::Complete(p) => complete::prepare(d, reg, p, cx)?,
         KnownParams::Listen(p) => listen::prepare(p, cx),
+        #[cfg(feature = "tasks")]
         KnownParams::TasksGet(p) => tasks::prepare(d, TaskMethod::Get, p.task_id, cx)?,
+        #[cfg(feature = "tasks")]
         KnownParams::TasksCancel(p) => tasks::prepare(d, TaskMethod::Cancel, p.task_id, cx)?,
+        #[cfg(feature = "tasks")]
         KnownParams::TasksUpdate(p) => {
             let answers = TaskMethod::Update(tasks::read_answers(&p));
             tasks::prepare(d, answers, p.task_id, cx)?
+        }
+        // Never offered without the feature (a task tool fails `build`), so `validate` refused
+        // these already; answered as it would be.
+        #[cfg(not(feature = "tasks"))]
+        KnownParams::TasksGet(_) | KnownParams::TasksCancel(_) | KnownParams::TasksUpdate(_) => {
+            return Err(McpError::new(
+                crate::protocol::codes::METHOD_NOT_FOUND,
+                "Method not found: `tasks/*` belongs to a capability this server does not advertise",
+            ));
         }
         KnownParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
     })

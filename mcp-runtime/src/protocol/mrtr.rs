@@ -88,6 +88,9 @@ impl InputRequest {
 
 /// Equal when the requests are, prepared or not.
 impl PartialEq for InputRequest {
+    // Inline: compiled only where requests are compared (tests, clients), not into every
+    // server (BENCHMARKS.md, "The author's build cost").
+    #[inline]
     fn eq(&self, other: &InputRequest) -> bool {
         match (self.typed(), other.typed()) {
             (InputRequest::Elicit(a), InputRequest::Elicit(b)) => a == b,
@@ -280,6 +283,9 @@ impl ElicitRequestFormParams {
     /// assert_eq!(fields[0].0, "name");
     /// assert!(matches!(fields[0].1, PrimitiveSchemaDefinition::String(_)));
     /// ```
+    // Inline: compiled only by its callers (clients), not into every server (its reader of every
+    // field schema is about 38 k lines of IR; BENCHMARKS.md, "The author's build cost").
+    #[inline]
     pub fn fields(
         &self,
     ) -> Result<Vec<(String, super::elicitation::PrimitiveSchemaDefinition)>, serde_json::Error>

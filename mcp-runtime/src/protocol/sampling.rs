@@ -169,6 +169,9 @@ impl SamplingBlock {
     }
 
     /// The block as a typed [`SamplingMessageContentBlock`], when it is a known kind.
+    // Inline: compiled only by its callers, not into every server (its reader of every block
+    // kind is about 14 k lines of IR; BENCHMARKS.md, "The author's build cost").
+    #[inline]
     pub fn to_typed(&self) -> Option<SamplingMessageContentBlock> {
         serde_json::to_value(self)
             .ok()
@@ -177,6 +180,9 @@ impl SamplingBlock {
 }
 
 impl From<SamplingMessageContentBlock> for SamplingBlock {
+    // Inline: compiled only by its callers (clients), not into every server (about 9 k lines
+    // of IR; BENCHMARKS.md, "The author's build cost").
+    #[inline]
     fn from(block: SamplingMessageContentBlock) -> Self {
         match block {
             SamplingMessageContentBlock::Text(t) => SamplingBlock::Content(Content::Text(t)),

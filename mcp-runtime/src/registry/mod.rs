@@ -47,11 +47,15 @@ pub(crate) use resource::ResourceFn;
 pub use resource::{GeneratedResourceFn, generated_resource_handler, generated_template_handler};
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub use result_layout::ResultView;
+pub(crate) use skills::SkillSet;
 pub use skills::Skills;
-pub(crate) use skills::{DirChild, FileInput, SkillData, SkillEntry, rules};
+#[cfg(feature = "mounts")]
+pub(crate) use skills::Source as SkillSource;
+pub(crate) use skills::{DirChild, SkillEntry};
 #[doc(hidden)]
 pub use skills::{EmbeddedFile, EmbeddedSkill};
-pub(crate) use skills::{SkillSet, Source as SkillSource};
+#[cfg(feature = "mounts")]
+pub(crate) use skills::{FileInput, SkillData, rules};
 pub(crate) use snapshot::{PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;
 #[doc(hidden)]

@@ -410,6 +410,13 @@ impl Check<'_> {
             self.invalid("tool", name, "it has no handler".into(), at);
             return None;
         };
+        #[cfg(not(feature = "tasks"))]
+        if tool.task != TaskSupport::Forbidden {
+            let reason = "it runs as a task, which needs the `tasks` feature of mcp-runtime \
+                          (`mcp-runtime = { version = \"…\", features = [\"tasks\"] }`)";
+            self.invalid("tool", name, reason.into(), at);
+            return None;
+        }
         if tool.task != TaskSupport::Forbidden && matches!(handler, ToolHandler::Sync(_)) {
             let reason = "it runs as a task, which needs an async handler (an `async fn`, or \
                           `Tool::handler`/`raw_handler`)";

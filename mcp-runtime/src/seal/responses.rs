@@ -19,6 +19,7 @@ impl Responses {
         self.0.len()
     }
     /// Every answer, in the order given (a later one under a key overrides an earlier one).
+    #[cfg(feature = "tasks")]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
         self.0.iter().map(|(k, v)| (k.as_str(), &**v))
     }

@@ -1,7 +1,9 @@
 //! [`ServerBuilder`]: what a server is built from, each setting, and `build`.
 
 use super::built::Server;
-use super::options::{LegacyOptions, TaskOptions};
+use super::options::LegacyOptions;
+#[cfg(feature = "tasks")]
+use super::options::TaskOptions;
 use crate::bus::{ChangeBus, LocalBus};
 use crate::config::{CacheHint, CacheTarget, Config, Limits};
 use crate::context::StateMap;
@@ -11,6 +13,7 @@ use crate::layers::Layer;
 use crate::legacy::{Legacy, MemorySessionStore, SessionSettings, SessionStore};
 use crate::protocol::meta::InfoJson;
 use crate::protocol::{CacheScope, Implementation};
+#[cfg(feature = "mounts")]
 use crate::proxy::Mount;
 use crate::registry::{
     AccessCheck, Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate,
@@ -18,6 +21,7 @@ use crate::registry::{
 };
 use crate::schema::SchemaDialect;
 use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
+#[cfg(feature = "tasks")]
 use crate::tasks::{MemoryTaskStore, TaskStore};
 use serde_json::Value;
 use std::sync::Arc;
@@ -62,6 +66,7 @@ pub struct ServerBuilder {
     keys: Option<KeyRing>,
     state_ttl: Option<Duration>,
     bus: Option<Arc<dyn ChangeBus>>,
+    #[cfg(feature = "tasks")]
     tasks: Option<Arc<dyn TaskStore>>,
     policy: Option<AccessCheck>,
     /// Scopes added to registered items: (kind, key, scopes).
@@ -73,6 +78,7 @@ pub struct ServerBuilder {
     sessions: Option<Arc<dyn SessionStore>>,
     legacy: SessionSettings,
     /// Other servers mounted in this one, by prefix.
+    #[cfg(feature = "mounts")]
     mounts: Vec<(String, Mount)>,
 }
 
@@ -110,6 +116,7 @@ impl ServerBuilder {
     /// let front = Server::builder().mount("weather", weather).build().unwrap();
     /// # let _ = front;
     /// ```
+    #[cfg(feature = "mounts")]
     pub fn mount(mut self, prefix: impl Into<String>, server: impl Into<Mount>) -> Self {
         self.mounts.push((prefix.into(), server.into()));
         self
@@ -234,6 +241,7 @@ impl ServerBuilder {
     ///     .build()
     ///     .unwrap();
     /// ```
+    #[cfg(feature = "tasks")]
     pub fn tasks(mut self, options: TaskOptions) -> Self {
         let TaskOptions {
             store,
@@ -505,23 +513,12 @@ impl ServerBuilder {
                 }
             }
         }
-        if !self.mounts.is_empty() {
-            // Mounted servers' log messages are passed on.
-            self.config.logging = true;
-        }
-        if super::mount_set::has_remote(&self.mounts) {
-            // A remote mount's lists change while serving, and its resources' updates are
-            // relayed: clients are told.
-            self.config.list_changed = true;
-            self.config.resource_subscribe = true;
-        }
-        let mounts = Arc::new(super::mount_set::take(
-            &mut self.items,
-            std::mem::take(&mut self.mounts),
-        )?);
-        // A mount that passes on or exchanges its callers' tokens needs them kept.
-        self.config.keep_caller_tokens = mounts.all.iter().any(|b| b.client.needs_caller_token());
+        #[cfg(feature = "mounts")]
+        let mounts = Arc::new(self.take_mounts()?);
+        #[cfg(feature = "mounts")]
         let asks_input = self.items.ask_client_input() || mounts.any_remote();
+        #[cfg(not(feature = "mounts"))]
+        let asks_input = self.items.ask_client_input();
         let state = Arc::new(self.state);
         let catalog = Catalog::new(self.items, state.clone())?;
         let mut ring = match self.keys {
@@ -537,6 +534,7 @@ impl ServerBuilder {
             asks_input,
         });
         let changes = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
+        #[cfg(feature = "tasks")]
         let tasks = self.tasks.unwrap_or_else(|| {
             Arc::new(MemoryTaskStore::default().per_share(limits.stored_tasks_per_caller))
         });
@@ -550,6 +548,7 @@ impl ServerBuilder {
             catalog,
             state,
             changes,
+            #[cfg(feature = "tasks")]
             tasks,
             shutdown: CancellationToken::new(),
             halt: CancellationToken::new(),
@@ -571,23 +570,12 @@ impl ServerBuilder {
                 limits.tasks_per_caller,
             ),
             layers: Arc::from(self.layers),
+            #[cfg(feature = "mounts")]
             relayed_tasks: std::sync::OnceLock::new(),
             caller_views: std::sync::OnceLock::new(),
         });
-        if !mounts.all.is_empty() {
-            let relay = crate::proxy::TaskRelay {
-                ring: dispatcher.sealer.ring.clone(),
-                backends: mounts.all.clone(),
-            };
-            let _ = dispatcher.relayed_tasks.set(Arc::new(relay));
-        }
-        if mounts.any_views() {
-            let views = super::mount_set::ViewsOfCallers {
-                dispatcher: Arc::downgrade(&dispatcher),
-                mounts: Arc::downgrade(&mounts),
-            };
-            let _ = dispatcher.caller_views.set(Arc::new(views));
-        }
+        #[cfg(feature = "mounts")]
+        super::mount_set::plug_in(&dispatcher, &mounts);
         let legacy = (!self.modern_only).then(|| {
             let store = self.sessions.unwrap_or_else(|| {
                 Arc::new(
@@ -604,8 +592,28 @@ impl ServerBuilder {
         Ok(Server {
             dispatcher,
             legacy,
+            #[cfg(feature = "mounts")]
             mounts,
         })
+    }
+
+    /// The mounted servers taken out of the builder, and the capabilities serving them needs.
+    #[cfg(feature = "mounts")]
+    fn take_mounts(&mut self) -> Result<super::mount_set::Mounts, BuildError> {
+        if !self.mounts.is_empty() {
+            // Mounted servers' log messages are passed on.
+            self.config.logging = true;
+        }
+        if super::mount_set::has_remote(&self.mounts) {
+            // A remote mount's lists change while serving, and its resources' updates are
+            // relayed: clients are told.
+            self.config.list_changed = true;
+            self.config.resource_subscribe = true;
+        }
+        let mounts = super::mount_set::take(&mut self.items, std::mem::take(&mut self.mounts))?;
+        // A mount that passes on or exchanges its callers' tokens needs them kept.
+        self.config.keep_caller_tokens = mounts.all.iter().any(|b| b.client.needs_caller_token());
+        Ok(mounts)
     }
 }
 
@@ -618,4 +626,34 @@ fn state_keys_from_env() -> Result<KeyRing, BuildError> {
         return KeyRing::from_env_value(&value).map_err(|reason| setting("MCP_STATE_KEY", reason));
     }
     KeyRing::random().map_err(|reason| setting("requestState key", reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{NoArguments, Server, TaskSupport, Tool};
+
+    /// A task tool without the `tasks` feature fails `build`, naming the feature.
+    #[cfg(not(feature = "tasks"))]
+    #[test]
+    fn a_task_tool_without_the_feature_fails_build() {
+        let tool = Tool::new("report")
+            .task(TaskSupport::Optional)
+            .handler(|_: NoArguments, _cx| async { "done" });
+        let err = Server::builder().tool(tool).build().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid tool `report`: it runs as a task, which needs the `tasks` feature of \
+             mcp-runtime (`mcp-runtime = { version = \"…\", features = [\"tasks\"] }`)"
+        );
+    }
+
+    /// With the feature, the same tool builds and the server offers the extension.
+    #[cfg(feature = "tasks")]
+    #[test]
+    fn a_task_tool_with_the_feature_builds() {
+        let tool = Tool::new("report")
+            .task(TaskSupport::Optional)
+            .handler(|_: NoArguments, _cx| async { "done" });
+        assert!(Server::builder().tool(tool).build().is_ok());
+    }
 }

@@ -1,6 +1,7 @@
 //! [`Server`]: a built server (what is registered plus configuration), the ways to serve it,
 //! and the changes it takes while serving.
 
+#[cfg(feature = "mounts")]
 use super::mount_set::Mounts;
 use crate::bus::Change;
 use crate::context::Caller;
@@ -37,6 +38,7 @@ pub struct Server {
     /// The 2025-11-25 side, unless the server serves 2026-07-28 clients only.
     pub(super) legacy: Option<Arc<Legacy>>,
     /// The remote servers mounted in this one.
+    #[cfg(feature = "mounts")]
     pub(super) mounts: Arc<Mounts>,
 }
 
@@ -96,6 +98,7 @@ impl Server {
         options: HttpOptions,
     ) -> Result<(), Error> {
         self.check_http(&options)?;
+        #[cfg(feature = "mounts")]
         self.start_mounts().await;
         let signal = http::ctrl_c_or_term();
         http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
@@ -132,6 +135,7 @@ impl Server {
         S: std::future::Future<Output = ()> + Send + 'static,
     {
         self.check_http(&options)?;
+        #[cfg(feature = "mounts")]
         self.start_mounts().await;
         http::serve(self.dispatcher, self.legacy, listener, options, signal).await;
         Ok(())
@@ -158,6 +162,7 @@ impl Server {
         if let Err(why) = self.check_http(&options) {
             http::warn(&why.to_string());
         }
+        #[cfg(feature = "mounts")]
         if self.mounts.any_remote()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
@@ -218,6 +223,7 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        #[cfg(feature = "mounts")]
         self.start_mounts().await;
         let legacy = self.legacy.as_ref().map(|l| l.options.clone());
         Ok(stdio::serve(self.dispatcher, legacy, input, output).await?)
@@ -262,6 +268,7 @@ impl Server {
 /// one they started with) and tells open `subscriptions/listen` streams that opted in.
 impl Server {
     /// Something of the items as registered now.
+    #[cfg(feature = "mounts")]
     pub(crate) fn read_items<R>(&self, read: impl FnOnce(&Items) -> R) -> R {
         self.dispatcher.catalog.read_items(read)
     }

@@ -319,3 +319,21 @@ pub(super) fn swap_in(
         ),
     }
 }
+
+/// The dispatcher told of the mounts: their tasks relayed, their views read per caller.
+pub(super) fn plug_in(dispatcher: &Arc<Dispatcher>, mounts: &Arc<Mounts>) {
+    if !mounts.all.is_empty() {
+        let relay = crate::proxy::TaskRelay {
+            ring: dispatcher.sealer.ring.clone(),
+            backends: mounts.all.clone(),
+        };
+        let _ = dispatcher.relayed_tasks.set(Arc::new(relay));
+    }
+    if mounts.any_views() {
+        let views = ViewsOfCallers {
+            dispatcher: Arc::downgrade(dispatcher),
+            mounts: Arc::downgrade(mounts),
+        };
+        let _ = dispatcher.caller_views.set(Arc::new(views));
+    }
+}

@@ -1,8 +1,9 @@
 //! The builder's settings that belong together, as option structs beside
-//! [`HttpOptions`](crate::HttpOptions): how tasks are kept and run ([`TaskOptions`]), and how
+//! [`HttpOptions`](crate::HttpOptions): how tasks are kept and run (`TaskOptions`, feature `tasks`), and how
 //! 2025-11-25 clients' sessions are kept ([`LegacyOptions`]).
 
 use crate::legacy::{SessionSettings, SessionStore};
+#[cfg(feature = "tasks")]
 use crate::tasks::TaskStore;
 use std::fmt;
 use std::sync::Arc;
@@ -28,6 +29,7 @@ use std::time::Duration;
 /// ```
 #[derive(Clone, Default)]
 #[must_use]
+#[cfg(feature = "tasks")]
 pub struct TaskOptions {
     pub(super) store: Option<Arc<dyn TaskStore>>,
     pub(super) ttl_ms: Option<Option<u64>>,
@@ -35,6 +37,7 @@ pub struct TaskOptions {
     pub(super) lease_ms: Option<u64>,
 }
 
+#[cfg(feature = "tasks")]
 impl TaskOptions {
     /// Every setting at its default.
     pub fn new() -> Self {
@@ -76,6 +79,7 @@ impl TaskOptions {
     }
 }
 
+#[cfg(feature = "tasks")]
 impl fmt::Debug for TaskOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskOptions")
@@ -183,6 +187,7 @@ impl fmt::Debug for LegacyOptions {
 }
 
 /// A duration in whole milliseconds, saturating.
+#[cfg(feature = "tasks")]
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

@@ -2,7 +2,9 @@
 //! filter, then the changes the filter selects, each tagged with the subscription, until the client
 //! goes away or the server shuts down; then the final result.
 
-use super::tasks::{self, declares_tasks, tasks_not_declared};
+#[cfg(feature = "tasks")]
+use super::tasks;
+use super::tasks::{declares_tasks, tasks_not_declared};
 use crate::bus::Change;
 use crate::context::{Notifier, RequestContext, Sent};
 use crate::dispatch::authorize;
@@ -14,7 +16,6 @@ use crate::error::McpError;
 use crate::protocol::{
     NotificationMeta, RequestId, ResultMeta, ResultType, SUBSCRIPTION_ID_KEY, SubscriptionFilter,
     SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
-    TaskNotificationParams,
 };
 use bytes::Bytes;
 use serde_json::Map;
@@ -115,8 +116,11 @@ async fn listen(
     cx: RequestContext,
 ) -> Result<Response, McpError> {
     let id = cx.request_id().clone();
+    #[cfg(feature = "tasks")]
     let tasks = params.notifications.task_ids.clone();
+    #[cfg_attr(not(feature = "tasks"), expect(unused_mut))]
     let mut honoured = honoured(d, params.notifications);
+    #[cfg(feature = "tasks")]
     if let Some(wanted) = tasks
         && d.registry().has_tasks()
     {
@@ -226,13 +230,14 @@ async fn listen(
                     Some(framed.list_changed("notifications/resources/list_changed"))
                 })
             }
+            #[cfg(feature = "tasks")]
             Change::Task(task) if watched(&honoured, &task) => {
                 let owner = cx.caller().map(|c| c.binding_key().to_string());
                 // Boxed, as above: only task changes pay for it.
                 match Box::pin(tasks::owned_task(d, &task, owner.as_deref())).await {
                     Ok(record) if tasks::task_scopes(d, &record, &cx).is_ok() => notifier.deliver(
                         "notifications/tasks",
-                        &TaskNotificationParams {
+                        &crate::protocol::TaskNotificationParams {
                             task: record.into_detailed(),
                             meta: Some(tag()),
                         },
@@ -399,6 +404,7 @@ impl Framed {
 }
 
 /// Whether the stream watches task `id`.
+#[cfg(feature = "tasks")]
 fn watched(honoured: &SubscriptionFilter, id: &str) -> bool {
     honoured
         .task_ids

@@ -1,9 +1,11 @@
 //! The `tools` family, `tools/call`: find the tool, check its arguments (an object; the
 //! transport's mirrored headers; the input schema), open its client input, run the handler,
 //! answer. A task tool called by a client that declares the tasks extension runs as a task
-//! ([`tasks::start`]).
+//! (`tasks::start`, feature `tasks`).
 
-use super::tasks::{self, declares_tasks, tasks_not_declared};
+#[cfg(feature = "tasks")]
+use super::tasks;
+use super::tasks::{declares_tasks, tasks_not_declared};
 use crate::context::RequestContext;
 use crate::dispatch::authorize::{self, Target};
 use crate::dispatch::dispatcher::{Dispatcher, TransportChecks};
@@ -127,6 +129,7 @@ pub(crate) fn prepare(
 /// A prepared `tools/call` up to its handler's first poll, synchronously.
 #[inline(always)]
 pub(crate) fn invoke(d: &Arc<Dispatcher>, prepared: PreparedTool) -> Result<Work, McpError> {
+    #[cfg(feature = "tasks")]
     if prepared.entry.tool.task != TaskSupport::Forbidden && declares_tasks(&prepared.call.context)
     {
         return Ok(tasks::start(d, prepared));

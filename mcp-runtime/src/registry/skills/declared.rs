@@ -33,6 +33,7 @@ pub(crate) enum Source {
     },
     /// A mounted server's, fetched through the mount (`crate::proxy`): its loaded skills are
     /// put in place by the mount, never read here.
+    #[cfg(feature = "mounts")]
     Relayed { origin: String },
 }
 
@@ -247,6 +248,7 @@ impl Skills {
             #[cfg(feature = "skills")]
             Source::Dir { root, .. } => root.display().to_string(),
             Source::Embedded { origin, .. } => (*origin).to_owned(),
+            #[cfg(feature = "mounts")]
             Source::Relayed { origin } => origin.clone(),
         }
     }
@@ -272,6 +274,7 @@ impl Skills {
                 load_dir(root, *limits).map_err(|e| invalid(&self.origin(), e.to_string()))?
             }
             Source::Embedded { skills, .. } => load_embedded(skills),
+            #[cfg(feature = "mounts")]
             Source::Relayed { .. } => Vec::new(),
         };
         for (name, _) in &self.per_skill {

@@ -419,7 +419,7 @@ fn nest(entries: &mut [SkillEntry]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::skills::FileInput;
+    use crate::registry::skills::data::FileInput;
     use crate::registry::skills::declared::Skills;
 
     /// A skill at `path` with these files (`SKILL.md` first) and folders.

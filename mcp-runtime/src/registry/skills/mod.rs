@@ -9,8 +9,11 @@ mod declared;
 mod embedded;
 mod index;
 
+#[cfg(feature = "mounts")]
 pub(crate) use data::{FileInput, SkillData, rules};
+pub(crate) use declared::SkillSet;
 pub use declared::Skills;
-pub(crate) use declared::{SkillSet, Source};
+#[cfg(feature = "mounts")]
+pub(crate) use declared::Source;
 pub use embedded::{EmbeddedFile, EmbeddedSkill};
 pub(crate) use index::{DirChild, SkillEntry, SkillIndex};

@@ -55,6 +55,7 @@ pub(crate) fn prepare(
     if !declares_tasks(&cx) {
         return Err(tasks_not_declared(&format!("`{method}`")));
     }
+    #[cfg(feature = "mounts")]
     if let Some(relayed) = d.relayed_tasks.get().filter(|r| r.owns(&task_id)) {
         let answers = match task {
             TaskMethod::Update(answers) => Some(answers),

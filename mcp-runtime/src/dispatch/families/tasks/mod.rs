@@ -8,10 +8,15 @@
 //! `extension`; this module only re-exports them.
 
 mod extension;
+#[cfg(feature = "tasks")]
 mod lease;
+#[cfg(feature = "tasks")]
 mod methods;
+#[cfg(feature = "tasks")]
 mod run;
 
 pub(crate) use extension::{declares_tasks, tasks_not_declared};
+#[cfg(feature = "tasks")]
 pub(crate) use methods::{TaskMethod, owned_task, prepare, read_answers, task_scopes};
+#[cfg(feature = "tasks")]
 pub(crate) use run::start;

@@ -85,6 +85,7 @@ pub(super) fn profile(d: &Arc<Dispatcher>) -> Result<Profile, Error> {
         catalog: Catalog::new(items, d.state.clone())?,
         state: d.state.clone(),
         changes: d.changes.clone(),
+        #[cfg(feature = "tasks")]
         tasks: d.tasks.clone(),
         shutdown: d.shutdown.clone(),
         halt: d.halt.clone(),
@@ -96,6 +97,7 @@ pub(super) fn profile(d: &Arc<Dispatcher>) -> Result<Profile, Error> {
         info_json: d.info_json.clone(),
         layers: d.layers.clone(),
         // Tasks are refused on Lambda, relayed ones too.
+        #[cfg(feature = "mounts")]
         relayed_tasks: std::sync::OnceLock::new(),
         caller_views: std::sync::OnceLock::new(),
     };
