@@ -11,11 +11,12 @@ pub use crate::registry::{
     IntoPrimitive, IntoPrompt, IntoPromptResult, IntoResource, IntoResourceResult,
     IntoResourceTemplate, IntoTool, IntoToolResult, Primitive, PrimitiveKind, Prompt, PromptGet,
     PromptOutcome, Registration, Resource, ResourceOutcome, ResourceRead, ResourceTemplate,
-    ResultView, Skills, TaskSupport, Tool, ToolCall, ToolOutcome, ToolSpec, Visibility,
+    ResultView, TaskSupport, Tool, ToolCall, ToolOutcome, ToolSpec, Visibility,
     generated_prompt_handler, generated_resource_handler, generated_template_handler,
     generated_tool, parse_arguments,
 };
-pub use crate::registry::{EmbeddedFile, EmbeddedSkill};
+#[cfg(feature = "skills")]
+pub use crate::registry::{EmbeddedFile, EmbeddedSkill, Skills};
 pub use crate::schema::schema_for;
 pub use arguments::{FieldKey, field_value, object_schema, property, required};
 pub use from_string::{

@@ -69,9 +69,11 @@ pub use context::{
 pub use error::{BuildError, Error, McpError, SourceLocation};
 pub use mcp_runtime_macros::{ElicitForm, app_sdk, handlers, prompt, resource, skills, tool};
 pub use mrtr::{Ask, ElicitForm, Elicitation, KeyRing, Roots, Rounds, Sampled, Step};
+#[cfg(feature = "skills")]
+pub use registry::Skills;
 pub use registry::{
-    Completer, Json, NoArguments, PrimitiveKind, Prompt, Resource, ResourceTemplate, Skills,
-    Structured, TaskSupport, Text, Tool,
+    Completer, Json, NoArguments, PrimitiveKind, Prompt, Resource, ResourceTemplate, Structured,
+    TaskSupport, Text, Tool,
 };
 pub use run::RunMode;
 #[cfg(feature = "tasks")]

@@ -23,10 +23,12 @@
 //! # let _ = server;
 //! ```
 
+#[cfg(feature = "skills")]
+pub use crate::Skills;
 pub use crate::apps::{AppSdk, Csp, UiResource};
 pub use crate::{
     BuildError, Caller, CancellationToken, ElicitForm, Elicitation, Error, HttpOptions, Json,
     Limits, Logger, McpError, Progress, Prompt, RequestContext, Resource, ResourceTemplate, Roots,
-    RunMode, Sampled, Server, ServerBuilder, Skills, State, Structured, Tool, app_sdk, handlers,
-    prompt, resource, skills, tool,
+    RunMode, Sampled, Server, ServerBuilder, State, Structured, Tool, app_sdk, handlers, prompt,
+    resource, skills, tool,
 };

@@ -9,9 +9,11 @@
 use super::call::{Call, Pending};
 use super::dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 use super::encode::Response;
+#[cfg(feature = "skills")]
+use super::families::skills;
 #[cfg(feature = "tasks")]
 use super::families::tasks::{self, TaskMethod};
-use super::families::{complete, listen, lists, prompts, resources, skills, tools};
+use super::families::{complete, listen, lists, prompts, resources, tools};
 use super::layer::{LayerResult, McpRequest, Next, RequestParts};
 use super::metrics::Labels;
 use super::observe::Observation;
@@ -273,8 +275,19 @@ fn prepare(
         }
         KnownParams::PromptsList(p) => lists::prepare(d, reg, PrimitiveKind::Prompt, &cx, p)?,
         KnownParams::SkillsList(p) => lists::prepare(d, reg, PrimitiveKind::Skill, &cx, p)?,
+        #[cfg(feature = "skills")]
         KnownParams::SkillsGet(p) => skills::get(d, reg, p, cx)?,
+        #[cfg(feature = "skills")]
         KnownParams::ResourcesDirectoryRead(p) => skills::read_directory(d, reg, p, cx)?,
+        // Never offered without the feature (no skills can be served), so `validate` refused
+        // these already; answered as it would be.
+        #[cfg(not(feature = "skills"))]
+        KnownParams::SkillsGet(_) | KnownParams::ResourcesDirectoryRead(_) => {
+            return Err(McpError::new(
+                crate::protocol::codes::METHOD_NOT_FOUND,
+                "Method not found: the Skills extension belongs to a capability this server does not advertise",
+            ));
+        }
         KnownParams::ToolsCall(p) => tools::prepare(d, reg, p, cx, checks)?,
         KnownParams::ResourcesRead(p) => resources::prepare(d, reg, p, cx)?,
         KnownParams::PromptsGet(p) => prompts::prepare(d, reg, p, cx)?,

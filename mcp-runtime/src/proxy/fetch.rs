@@ -77,6 +77,9 @@ async fn fetch_unboxed(
             .map(Duration::from_millis),
         skills: None,
     };
+    // Without the `skills` feature a mounted server's skills are not served, and their files
+    // are the plain resources its `resources/list` lists.
+    #[cfg(feature = "skills")]
     if caller.is_none()
         && caps["extensions"]
             .get(crate::protocol::SKILLS_EXTENSION)
@@ -187,7 +190,10 @@ pub(crate) fn local_items(
     items: &Items,
 ) -> Result<(Vec<Primitive>, Vec<SkillSet>), String> {
     {
+        #[cfg(feature = "skills")]
         let skills = super::skills::local_skills(backend, &items.skills);
+        #[cfg(not(feature = "skills"))]
+        let skills = Vec::new();
         let mut out = Vec::new();
         for tool in &items.tools {
             let mut listed = serde_json::to_value(&tool.info).unwrap_or_default();

@@ -9,6 +9,7 @@ mod handles;
 mod names;
 mod primitives;
 mod relay;
+#[cfg(feature = "skills")]
 mod skills;
 mod tasks;
 

@@ -80,6 +80,7 @@ impl Naming {
     }
 
     /// A skill's path in the composite (`{prefix}/path` when URIs are rewritten).
+    #[cfg(feature = "skills")]
     pub(crate) fn skill_path(&self, path: &str) -> String {
         match self.uris == Uris::Keep || self.prefix.is_empty() {
             true => path.to_owned(),

@@ -47,14 +47,18 @@ pub(crate) use resource::ResourceFn;
 pub use resource::{GeneratedResourceFn, generated_resource_handler, generated_template_handler};
 pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub use result_layout::ResultView;
+#[cfg(any(feature = "skills", feature = "mounts"))]
 pub(crate) use skills::SkillSet;
+#[cfg(feature = "skills")]
 pub use skills::Skills;
-#[cfg(feature = "mounts")]
+#[cfg(all(feature = "mounts", feature = "skills"))]
 pub(crate) use skills::Source as SkillSource;
+#[cfg(feature = "skills")]
 pub(crate) use skills::{DirChild, SkillEntry};
+#[cfg(feature = "skills")]
 #[doc(hidden)]
 pub use skills::{EmbeddedFile, EmbeddedSkill};
-#[cfg(feature = "mounts")]
+#[cfg(all(feature = "mounts", feature = "skills"))]
 pub(crate) use skills::{FileInput, SkillData, rules};
 pub(crate) use snapshot::{PromptEntry, Registry, ToolEntry};
 pub(crate) use tool::ToolHandler;

@@ -155,11 +155,17 @@ impl Registry {
                 reg.tools.push(Arc::new(entry));
             }
         }
-        let (skills, skill_files, skill_errors) = SkillIndex::build(&items.skills, |name| {
-            items.enabled(PrimitiveKind::Skill, name)
-        });
-        check.errors.extend(skill_errors);
-        reg.skills = skills;
+        #[cfg(feature = "skills")]
+        let skill_files = {
+            let (skills, files, errors) = SkillIndex::build(&items.skills, |name| {
+                items.enabled(PrimitiveKind::Skill, name)
+            });
+            check.errors.extend(errors);
+            reg.skills = skills;
+            files
+        };
+        #[cfg(not(feature = "skills"))]
+        let skill_files: [crate::registry::Resource; 0] = [];
         for res in items.resources.iter().chain(&skill_files) {
             if let Some(entry) = check.resource(res)
                 && items.enabled(PrimitiveKind::Resource, &res.info.uri)

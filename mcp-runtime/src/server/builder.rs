@@ -17,8 +17,10 @@ use crate::protocol::{CacheScope, Implementation};
 use crate::proxy::Mount;
 use crate::registry::{
     AccessCheck, Catalog, Handlers, IntoPrimitive, IntoPrompt, IntoResource, IntoResourceTemplate,
-    IntoTool, Items, PrimitiveKind, Registration, SkillSet, Skills,
+    IntoTool, Items, PrimitiveKind, Registration,
 };
+#[cfg(feature = "skills")]
+use crate::registry::{SkillSet, Skills};
 use crate::schema::SchemaDialect;
 use crate::seal::{DEFAULT_STATE_TTL, KeyRing, Sealer};
 #[cfg(feature = "tasks")]
@@ -73,6 +75,7 @@ pub struct ServerBuilder {
     required: Vec<(PrimitiveKind, String, Vec<String>)>,
     layers: Vec<Arc<dyn Layer>>,
     /// Skills, loaded by `build`.
+    #[cfg(feature = "skills")]
     skills: Vec<Skills>,
     modern_only: bool,
     sessions: Option<Arc<dyn SessionStore>>,
@@ -475,6 +478,7 @@ impl ServerBuilder {
     /// # }
     /// # Ok::<(), mcp_runtime::BuildError>(())
     /// ```
+    #[cfg(feature = "skills")]
     pub fn skills(mut self, skills: Skills) -> Self {
         self.skills.push(skills);
         self
@@ -483,12 +487,12 @@ impl ServerBuilder {
     /// Validates everything and builds the server. Every problem is reported, none panics.
     pub fn build(mut self) -> Result<Server, BuildError> {
         crate::registry::result_view::attach(&mut self.items)?;
-        // Folders to watch (the `skills` feature): none without it.
+        // Folders to watch.
         #[cfg(feature = "skills")]
         let mut watched = Vec::new();
+        #[cfg(feature = "skills")]
         for declared in std::mem::take(&mut self.skills) {
             // A watched folder is looked at before it is read: a change made meanwhile is seen.
-            #[cfg(feature = "skills")]
             if let Some((root, every)) = declared.watched() {
                 let seen = super::watch::fingerprint(root);
                 watched.push((self.items.skills.len(), root.to_path_buf(), every, seen));
@@ -645,6 +649,48 @@ mod tests {
             "invalid tool `report`: it runs as a task, which needs the `tasks` feature of \
              mcp-runtime (`mcp-runtime = { version = \"…\", features = [\"tasks\"] }`)"
         );
+    }
+
+    /// A request to the server, answered.
+    #[cfg(not(any(feature = "tasks", feature = "skills")))]
+    fn ask(server: &Server, method: &str, params: &str) -> crate::dispatch::Response {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{},"io.modelcontextprotocol/skills":{}}}}"#;
+        let sep = if params.is_empty() { "" } else { "," };
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params}{sep}{meta}}}}}"#
+        );
+        let call = server
+            .handle_message(body.as_bytes(), None)
+            .expect("a request");
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(call.response())
+    }
+
+    /// Without the features, a server advertises neither extension and answers their methods
+    /// `-32601`, as for any capability it does not advertise.
+    #[cfg(not(any(feature = "tasks", feature = "skills")))]
+    #[test]
+    fn without_the_features_neither_extension_is_served() {
+        let tool = Tool::new("report").handler(|_: NoArguments, _cx| async { "done" });
+        let server = Server::builder().tool(tool).build().unwrap();
+        let discover = ask(&server, "server/discover", "");
+        let text = std::str::from_utf8(&discover.body).unwrap();
+        assert!(!discover.is_error(), "{text}");
+        assert!(!text.contains(crate::protocol::TASKS_EXTENSION), "{text}");
+        assert!(!text.contains(crate::protocol::SKILLS_EXTENSION), "{text}");
+        for (method, params) in [
+            ("tasks/get", r#""taskId":"t1""#),
+            ("tasks/cancel", r#""taskId":"t1""#),
+            ("skills/list", ""),
+            ("skills/get", r#""uri":"skill://a/SKILL.md""#),
+            ("resources/directory/read", r#""uri":"skill://a/""#),
+        ] {
+            let answer = ask(&server, method, params);
+            assert_eq!(answer.error_code(), Some(-32601), "{method}");
+        }
     }
 
     /// With the feature, the same tool builds and the server offers the extension.

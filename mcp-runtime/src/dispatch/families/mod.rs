@@ -25,6 +25,7 @@ pub(super) mod listen;
 pub(super) mod lists;
 pub(super) mod prompts;
 pub(super) mod resources;
+#[cfg(feature = "skills")]
 pub(super) mod skills;
 pub(super) mod tasks;
 pub(super) mod tools;
