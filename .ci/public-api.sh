@@ -4,8 +4,9 @@
 # change to the public API is deliberate:
 #
 #   mcp-runtime.txt               mcp-runtime, default features
-#   mcp-runtime-all-features.txt  mcp-runtime, --all-features (jwt, client, otel, redis,
-#                                 lambda, lab, server-card)
+#   mcp-runtime-all-features.txt  mcp-runtime, --all-features (jwt, client, tasks, mounts,
+#                                 skills, otel, redis, lambda, lab, server-card,
+#                                 full-json-schema)
 #   mcp-runtime-macros.txt        mcp-runtime-macros
 #   mcp-runtime-skills.txt        mcp-runtime-skills
 #
