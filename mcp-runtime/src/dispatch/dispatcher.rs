@@ -269,6 +269,16 @@ impl Dispatcher {
     }
 }
 
+/// `-32601` for a method whose capability this server does not advertise.
+pub(super) fn not_advertised(method: Method) -> McpError {
+    McpError::new(
+        crate::protocol::codes::METHOD_NOT_FOUND,
+        format!(
+            "Method not found: `{method}` belongs to a capability this server does not advertise"
+        ),
+    )
+}
+
 /// Whether the server offers `offer`: the one answer both validation (without building the
 /// capabilities: no allocation on the request path) and [`Dispatcher::capabilities`] read.
 #[deny(clippy::wildcard_enum_match_arm)] // a new method asks for its arm here

@@ -7,6 +7,8 @@
 //! call back into this module.
 
 use super::call::{Call, Pending};
+#[cfg(not(all(feature = "tasks", feature = "skills")))]
+use super::dispatcher::not_advertised;
 use super::dispatcher::{Dispatcher, Ingress, Transport, TransportChecks};
 use super::encode::Response;
 #[cfg(feature = "skills")]
@@ -282,11 +284,10 @@ fn prepare(
         // Never offered without the feature (no skills can be served), so `validate` refused
         // these already; answered as it would be.
         #[cfg(not(feature = "skills"))]
-        KnownParams::SkillsGet(_) | KnownParams::ResourcesDirectoryRead(_) => {
-            return Err(McpError::new(
-                crate::protocol::codes::METHOD_NOT_FOUND,
-                "Method not found: the Skills extension belongs to a capability this server does not advertise",
-            ));
+        KnownParams::SkillsGet(_) => return Err(not_advertised(Method::SkillsGet)),
+        #[cfg(not(feature = "skills"))]
+        KnownParams::ResourcesDirectoryRead(_) => {
+            return Err(not_advertised(Method::ResourcesDirectoryRead));
         }
         KnownParams::ToolsCall(p) => tools::prepare(d, reg, p, cx, checks)?,
         KnownParams::ResourcesRead(p) => resources::prepare(d, reg, p, cx)?,
@@ -305,12 +306,11 @@ fn prepare(
         // Never offered without the feature (a task tool fails `build`), so `validate` refused
         // these already; answered as it would be.
         #[cfg(not(feature = "tasks"))]
-        KnownParams::TasksGet(_) | KnownParams::TasksCancel(_) | KnownParams::TasksUpdate(_) => {
-            return Err(McpError::new(
-                crate::protocol::codes::METHOD_NOT_FOUND,
-                "Method not found: `tasks/*` belongs to a capability this server does not advertise",
-            ));
-        }
+        KnownParams::TasksGet(_) => return Err(not_advertised(Method::TasksGet)),
+        #[cfg(not(feature = "tasks"))]
+        KnownParams::TasksCancel(_) => return Err(not_advertised(Method::TasksCancel)),
+        #[cfg(not(feature = "tasks"))]
+        KnownParams::TasksUpdate(_) => return Err(not_advertised(Method::TasksUpdate)),
         KnownParams::Malformed { reason, .. } => return Err(McpError::invalid_params(reason)),
     })
 }

@@ -4,7 +4,7 @@
 //!
 //! It reads the server's configuration and registry only: it imports no other stage.
 
-use super::dispatcher::{TransportChecks, offers};
+use super::dispatcher::{TransportChecks, not_advertised, offers};
 use super::work::Validated;
 use crate::config::Config;
 use crate::error::McpError;
@@ -125,12 +125,7 @@ fn request_version<'r>(request: &'r ClientRequest<'_>) -> &'r str {
 fn method(cfg: &Config, reg: &Registry, request: &ClientRequest<'_>) -> Result<Method, McpError> {
     match request.method() {
         Ok(m) if advertised(cfg, reg, m) => Ok(m),
-        Ok(m) => Err(McpError::new(
-            codes::METHOD_NOT_FOUND,
-            format!(
-                "Method not found: `{m}` belongs to a capability this server does not advertise"
-            ),
-        )),
+        Ok(m) => Err(not_advertised(m)),
         Err(name) if Method::is_removed(name) => {
             let supported = &cfg.supported_versions;
             Err(McpError::new(

@@ -1,6 +1,6 @@
 //! The builder's settings that belong together, as option structs beside
-//! [`HttpOptions`](crate::HttpOptions): how tasks are kept and run (`TaskOptions`, feature `tasks`), and how
-//! 2025-11-25 clients' sessions are kept ([`LegacyOptions`]).
+//! [`HttpOptions`](crate::HttpOptions): how tasks are kept and run (`TaskOptions`, feature
+//! `tasks`), and how 2025-11-25 clients' sessions are kept ([`LegacyOptions`]).
 
 use crate::legacy::{SessionSettings, SessionStore};
 #[cfg(feature = "tasks")]

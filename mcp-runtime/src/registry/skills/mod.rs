@@ -1,6 +1,6 @@
 //! Skills (the Skills extension, SEP-2640), from what a server declares to what a registry
 //! snapshot serves, lowest first: `embedded` (what `skills!` embeds at compile time), `data`
-//! (a skill's files loaded, ready to answer), `declared` ([`Skills`]: which skills, who may read
+//! (a skill's files loaded, ready to answer), `declared` (`Skills`: which skills, who may read
 //! them), `index` (a snapshot's skills: entries, requirements, folders). This module only
 //! declares and re-exports.
 //!
