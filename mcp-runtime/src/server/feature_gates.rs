@@ -1,7 +1,8 @@
 //! What a server built without the `tasks` or `skills` feature does with a task tool and with
 //! the extensions' methods, and what the same tool does with `tasks` (unit tests of `build`).
 
-use crate::{NoArguments, Server, TaskSupport, Tool};
+use super::built::Server;
+use crate::registry::{NoArguments, TaskSupport, Tool};
 
 /// A task tool without the `tasks` feature fails `build`, naming the feature.
 #[cfg(not(feature = "tasks"))]
