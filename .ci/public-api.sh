@@ -5,8 +5,8 @@
 #
 #   mcp-runtime.txt               mcp-runtime, default features
 #   mcp-runtime-all-features.txt  mcp-runtime, --all-features (jwt, client, tasks, mounts,
-#                                 skills, otel, redis, lambda, lab, server-card,
-#                                 full-json-schema)
+#                                 skills, metrics, otel, redis, lambda, lab, server-card,
+#                                 result-views, regex, full-json-schema)
 #   mcp-runtime-macros.txt        mcp-runtime-macros
 #   mcp-runtime-skills.txt        mcp-runtime-skills
 #

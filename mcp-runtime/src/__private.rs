@@ -169,6 +169,8 @@ pub fn assert_send<F: std::future::Future + Send>(f: F) -> F {
 
 /// Test hook: how each of the two request readers reads `body` (`Debug` text of the request or
 /// of the error). The one-pass `tools/call` reader answers only for what it reads.
+// Inline: compiled only by the test that calls it, not into every server.
+#[inline]
 pub fn decode_with_both_readers(body: &[u8]) -> (Option<String>, Result<String, String>) {
     let fast = crate::dispatch::decode_tool_call(body).map(|r| format!("{r:?}"));
     let general = match crate::dispatch::decode_general(body) {

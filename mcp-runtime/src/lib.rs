@@ -7,6 +7,7 @@
 mod bus;
 mod error_path;
 mod gcra;
+mod json;
 mod net;
 pub mod protocol;
 pub mod schema;

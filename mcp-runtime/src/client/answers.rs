@@ -30,6 +30,7 @@ pub(crate) struct Answers {
 
 impl Answers {
     /// The answer to the input request `key`, from the callbacks.
+    #[inline]
     pub(crate) fn answer(&self, key: &str, request: &InputRequest) -> Result<Value, ClientError> {
         let unanswered = || ClientError::Unanswered(key.to_owned());
         match request.typed() {

@@ -469,6 +469,7 @@ impl Client {
     /// Keeps the `x-mcp-header` parameters of each tool of a `tools/list` page, so that calls
     /// of them carry their `Mcp-Param-*` headers however the list was read (a relay reads it
     /// with [`request`](Client::request)).
+    #[inline]
     fn learn_param_headers(&self, page: &Value) {
         let Some(tools) = page["tools"].as_array() else {
             return;
@@ -517,6 +518,7 @@ impl Client {
         )))
     }
 
+    #[inline]
     pub(crate) fn declared_capabilities(&self) -> ClientCapabilities {
         if let Some(caps) = &self.capabilities {
             return caps.clone();
@@ -535,6 +537,7 @@ impl Client {
     }
 
     /// The request as sent: the client's `_meta` keys added where `params` has none of its own.
+    #[inline]
     fn outbound(&self, method: &str, mut params: Value) -> Outbound<'_> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         if !params.is_object() {
@@ -582,6 +585,7 @@ impl Client {
         }
     }
 
+    #[inline]
     fn param_headers_of(&self, params: &Value) -> Vec<(String, String)> {
         let Some(name) = params["name"].as_str() else {
             return Vec::new();
@@ -633,10 +637,12 @@ impl Client {
         }
     }
 
+    #[inline]
     fn cache_key(method: &str, params: &Value) -> String {
         format!("{method} {params}")
     }
 
+    #[inline]
     fn cached(&self, method: &str, params: &Value) -> Option<Value> {
         if !self.honour_ttl {
             return None;
@@ -647,6 +653,7 @@ impl Client {
         (Instant::now() < *fresh_until).then(|| result.clone())
     }
 
+    #[inline]
     fn remember(&self, method: &str, params: &Value, result: &Value) {
         let ttl = result["ttlMs"].as_u64().unwrap_or(0);
         if !self.honour_ttl || ttl == 0 || result["resultType"] != "complete" {

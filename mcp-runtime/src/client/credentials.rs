@@ -284,7 +284,7 @@ async fn request(
             .await
             .map_err(|e| ClientError::Protocol(format!("the token endpoint {url}: {e}")))?
             .to_bytes();
-        let answer: Value = serde_json::from_slice(&bytes).unwrap_or_default();
+        let answer: Value = crate::json::from_bytes(&bytes).unwrap_or_default();
         if !status.is_success() {
             let error = answer["error"].as_str().unwrap_or("no error code");
             let description = answer["error_description"].as_str().unwrap_or_default();

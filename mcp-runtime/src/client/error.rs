@@ -56,6 +56,7 @@ impl ClientError {
 }
 
 impl fmt::Display for ClientError {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClientError::Rpc(e) => write!(f, "JSON-RPC error {}: {}", e.code, e.message),

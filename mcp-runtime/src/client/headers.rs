@@ -20,6 +20,7 @@ pub(crate) fn header_text(text: &str) -> String {
 }
 
 /// The `Mcp-Param-*` headers of a tool call: one per declared argument present and not null.
+#[inline]
 pub(crate) fn param_headers(declared: &[ParamHeader], arguments: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for header in declared {

@@ -378,7 +378,7 @@ impl HttpLink {
                 ))
             })?
             .to_bytes();
-        let parsed = serde_json::from_slice::<Value>(&body).ok();
+        let parsed = crate::json::from_bytes::<Value>(&body).ok();
         match parsed {
             Some(answer) if kind.starts_with("application/json") && answer.is_object() => {
                 if answer.get("result").is_some() || answer.get("error").is_some() {

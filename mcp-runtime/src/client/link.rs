@@ -79,12 +79,12 @@ impl Exchange {
                 };
                 match call.next_message().await {
                     Some(Outgoing::Notification(bytes)) => Ok(Some(Incoming::Notification(
-                        serde_json::from_slice(&bytes).map_err(bad_json)?,
+                        crate::json::from_bytes(&bytes).map_err(bad_json)?,
                     ))),
                     Some(Outgoing::Response(response)) => {
                         *slot = None;
                         Ok(Some(Incoming::Response(
-                            serde_json::from_slice(&response.body).map_err(bad_json)?,
+                            crate::json::from_bytes(&response.body).map_err(bad_json)?,
                         )))
                     }
                     None => {

@@ -14,6 +14,10 @@
 //! remote request is bounded: a timeout (60 s unless set), a largest message (16 MiB), and
 //! errors that say which server failed and how ([`ClientError`]).
 //!
+//! What only a client runs is `#[inline]` (its calls are `async`, compiled where they are
+//! awaited): the in-process client is compiled by the programs that use one (tests, servers
+//! that mount others), not into every server (BENCHMARKS.md, "Capabilities behind features").
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! use mcp_runtime::client::Client;

@@ -46,6 +46,7 @@ impl Client {
     }
 
     /// The configured answers to `requests`, by key.
+    #[inline]
     pub(super) fn answer_all(
         &self,
         requests: Option<&InputRequests>,

@@ -326,7 +326,7 @@ async fn read(stdout: ChildStdout, shared: Arc<Shared>, limit: usize) {
             Ok(_) => {}
             Err(e) => break format!("could not be read: {e}"),
         }
-        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
+        let Ok(message) = crate::json::from_bytes::<Value>(&line) else {
             continue; // not a message (a stray line of output)
         };
         route(&shared, classify(message)).await;

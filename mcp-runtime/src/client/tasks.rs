@@ -49,6 +49,7 @@ impl Client {
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # if !cfg!(feature = "tasks") { return; } // a task tool needs the `tasks` feature
     /// use mcp_runtime::testing::TestClient;
     /// use mcp_runtime::{NoArguments, Server, TaskSupport, Tool};
     /// let server = Server::builder()

@@ -5,7 +5,9 @@
 use super::call::Call;
 use super::dispatcher::{Dispatcher, Ingress, Transport};
 use super::encode::{Rejection, Response};
-use super::{decode, limits, metrics, route, trace, validate};
+#[cfg(feature = "metrics")]
+use super::metrics;
+use super::{decode, limits, route, trace, validate};
 use crate::context::ShareKey;
 use crate::error::McpError;
 use crate::protocol::{ClientMessage, ClientNotification, ClientRequest, Method};
@@ -116,7 +118,6 @@ impl Dispatcher {
         transport: Option<&'static str>,
         read_at: Option<Instant>,
     ) {
-        let method = request.and_then(|r| r.method().ok());
         let code = rejection.error.code();
         tracing::debug!(
             target: "mcp_runtime::request",
@@ -126,9 +127,13 @@ impl Dispatcher {
             rpc.response.status_code = code,
             "request rejected"
         );
+        #[cfg(feature = "metrics")]
         if let Some(read_at) = read_at {
+            let method = request.and_then(|r| r.method().ok());
             let seconds = read_at.elapsed().as_secs_f64();
             metrics::record_rejection(method.map(Method::name), code, transport, seconds);
         }
+        #[cfg(not(feature = "metrics"))]
+        let _ = (transport, read_at);
     }
 }

@@ -62,7 +62,7 @@ pub(super) fn readable_id(body: &[u8]) -> Option<RequestId> {
     struct IdOnly {
         id: Option<RequestId>,
     }
-    serde_json::from_slice::<IdOnly>(body).ok()?.id
+    crate::json::from_bytes::<IdOnly>(body).ok()?.id
 }
 
 /// Refuses a request id, or a string the params name things with (every one the method

@@ -1,6 +1,6 @@
-//! The metrics a server records through the [`metrics`] facade when
-//! [`ServerBuilder::metrics`](crate::ServerBuilder::metrics) is on: install any `metrics`
-//! recorder (Prometheus, StatsD, the `otel` feature's OTLP bridge, a test's own) to collect them.
+//! The metrics a server records through the `metrics` facade when
+//! `ServerBuilder::metrics` is on (the `metrics` feature): install any `metrics` recorder
+//! (Prometheus, StatsD, the `otel` feature's OTLP bridge, a test's own) to collect them.
 //!
 //! Names and labels follow the OpenTelemetry semantic conventions for MCP
 //! (`open-telemetry/semantic-conventions-genai` v0.1.0, `docs/gen-ai/mcp.md`) where they define
@@ -28,6 +28,7 @@
 //! ```
 
 use super::encode::Response;
+#[cfg(feature = "metrics")]
 use metrics::{Label, Unit};
 use std::sync::Arc;
 
@@ -49,6 +50,7 @@ pub const MRTR_ROUNDS: &str = "mcp.server.mrtr.rounds";
 pub const MRTR_OUTCOME: &str = "mcp.mrtr.outcome";
 
 /// Describes the metrics to the installed recorder (units and help texts).
+#[cfg(feature = "metrics")]
 pub(crate) fn describe() {
     metrics::describe_histogram!(
         OPERATION_DURATION,
@@ -70,6 +72,8 @@ pub(crate) fn describe() {
 }
 
 /// What the labels of one request are made of.
+// Without the `metrics` feature none is made (`Config::metrics` stays off) and none is read.
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 #[derive(Debug, Clone)]
 pub(crate) struct Labels {
     /// The method, or `_OTHER`.
@@ -79,6 +83,7 @@ pub(crate) struct Labels {
     pub(crate) transport: Option<&'static str>,
 }
 
+#[cfg(feature = "metrics")]
 impl Labels {
     fn base(&self) -> Vec<Label> {
         let mut labels = Vec::with_capacity(5);
@@ -150,6 +155,7 @@ fn code_text(code: i32) -> &'static str {
 }
 
 /// Records one answered request. `mrtr`: whether it brought answers or a state.
+#[cfg(feature = "metrics")]
 pub(crate) fn record(labels: &Labels, ending: Ending, seconds: f64, mrtr: bool) {
     let base = labels.base();
     let mut with_transport = base.clone();
@@ -187,6 +193,7 @@ pub(crate) fn record(labels: &Labels, ending: Ending, seconds: f64, mrtr: bool) 
 
 /// Records a request refused before its method ran (it could not be read, or failed a check
 /// every request passes).
+#[cfg(feature = "metrics")]
 pub(crate) fn record_rejection(
     method: Option<&'static str>,
     code: i32,
@@ -203,8 +210,10 @@ pub(crate) fn record_rejection(
 
 /// One open `subscriptions/listen` stream on the [`LISTEN_STREAMS`] gauge, for as long as it
 /// lives.
+#[cfg(feature = "metrics")]
 pub(crate) struct ListenStream(());
 
+#[cfg(feature = "metrics")]
 impl ListenStream {
     pub(crate) fn open() -> ListenStream {
         metrics::gauge!(LISTEN_STREAMS).increment(1.0);
@@ -212,6 +221,7 @@ impl ListenStream {
     }
 }
 
+#[cfg(feature = "metrics")]
 impl Drop for ListenStream {
     fn drop(&mut self) {
         metrics::gauge!(LISTEN_STREAMS).decrement(1.0);

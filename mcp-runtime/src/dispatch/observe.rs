@@ -3,7 +3,9 @@
 //! server that observes nothing pays nothing per request (BENCHMARKS.md, "Lazy span").
 
 use super::encode::Response;
-use super::metrics::{self, Ending, Labels};
+#[cfg(feature = "metrics")]
+use super::metrics;
+use super::metrics::{Ending, Labels};
 use super::trace;
 use crate::context::ContextInner;
 use serde_json::value::RawValue;
@@ -71,12 +73,15 @@ impl Observation {
             ending.code(),
             Some(seconds),
         );
+        #[cfg(feature = "metrics")]
         if let Some(labels) = &self.labels {
             let mrtr = request
                 .and_then(|r| r.input.get())
                 .is_some_and(|input| input.previous.is_some() || input.responses.len() > 0);
             metrics::record(labels, ending, seconds, mrtr);
         }
+        #[cfg(not(feature = "metrics"))]
+        let _ = request;
     }
 }
 
@@ -89,7 +94,7 @@ fn record_result(span: &Span, response: &Response) {
     }
     if let Ok(Envelope {
         result: Some(result),
-    }) = serde_json::from_slice::<Envelope<'_>>(&response.body)
+    }) = crate::json::from_bytes::<Envelope<'_>>(&response.body)
     {
         span.record("gen_ai.tool.call.result", result.get());
     }

@@ -109,6 +109,7 @@ impl AuditLog {
 }
 
 impl Layer for AuditLog {
+    #[inline]
     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'_, LayerResult> {
         Box::pin(async move {
             let started = Instant::now();

@@ -1,6 +1,8 @@
 //! The [`Layer`] trait and [`layer_fn`], and the built-in layers: an audit log ([`AuditLog`]), a time limit per
 //! tool ([`ToolTimeout`]) and a rate limit per caller ([`RateLimit`]). Add them with
-//! [`ServerBuilder::layer`](crate::ServerBuilder::layer), in the order they should run.
+//! [`ServerBuilder::layer`](crate::ServerBuilder::layer), in the order they should run. Their
+//! calls are `#[inline]`: compiled by the servers that add them, not into every one
+//! (BENCHMARKS.md, "Capabilities behind features").
 //!
 //! ```
 //! use mcp_runtime::Server;

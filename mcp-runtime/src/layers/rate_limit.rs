@@ -45,6 +45,7 @@ impl std::fmt::Debug for RateLimit {
 
 impl RateLimit {
     /// At most `calls` tool calls per `per` for each caller (`calls` at least 1).
+    #[inline]
     pub fn per_caller(calls: u32, per: Duration) -> RateLimit {
         let calls = calls.max(1);
         let per = per.max(Duration::from_millis(1));
@@ -58,6 +59,7 @@ impl RateLimit {
 }
 
 impl Layer for RateLimit {
+    #[inline]
     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'_, LayerResult> {
         if request.method() != Method::ToolsCall || !request.has_handler() {
             return next.run(request);

@@ -56,6 +56,7 @@ impl ToolTimeout {
 }
 
 impl Layer for ToolTimeout {
+    #[inline]
     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'_, LayerResult> {
         let limit = match (request.method(), request.has_handler(), request.name()) {
             (Method::ToolsCall, true, Some(name)) => self.limit_of(name),

@@ -27,7 +27,7 @@ pub(crate) fn legacy_answer(body: &[u8], method: &str, info: Option<&str>) -> An
         return Answer::Final(Bytes::from(spliced));
     }
     let unchanged = || Answer::Final(Bytes::copy_from_slice(body));
-    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) else {
+    let Ok(envelope) = crate::json::from_bytes::<Envelope<'_>>(body) else {
         return unchanged();
     };
     let (Some(id), Some(result)) = (envelope.id, envelope.result) else {

@@ -166,20 +166,22 @@ pub(crate) fn parse(body: &[u8]) -> Result<Incoming, Bytes> {
         }
         Bytes::from(error.to_string())
     };
-    let envelope: Envelope<'_> = match serde_json::from_slice(body) {
-        Ok(e) => e,
-        Err(e) if e.is_syntax() || e.is_eof() => {
-            return Err(invalid(
-                None,
-                codes::PARSE_ERROR,
-                "Parse error: the body is not JSON",
-            ));
-        }
-        Err(_) => {
+    // Read as text (`crate::json`): bytes that are not UTF-8 are no JSON.
+    let read = std::str::from_utf8(body).map(serde_json::from_str::<Envelope<'_>>);
+    let envelope = match read {
+        Ok(Ok(e)) => e,
+        Ok(Err(e)) if !(e.is_syntax() || e.is_eof()) => {
             return Err(invalid(
                 None,
                 codes::INVALID_REQUEST,
                 "Invalid Request: send one JSON-RPC message (an object) per POST",
+            ));
+        }
+        Err(_) | Ok(Err(_)) => {
+            return Err(invalid(
+                None,
+                codes::PARSE_ERROR,
+                "Parse error: the body is not JSON",
             ));
         }
     };

@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 /// let block = Content::text("42");
 /// assert_eq!(serde_json::to_value(&block).unwrap(), serde_json::json!({"type": "text", "text": "42"}));
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize: `protocol::readers` (read without serde's buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Content {
@@ -142,7 +143,8 @@ pub struct EmbeddedResource {
 /// let b = ResourceContents::blob("test://b", &[0u8, 1, 2]);
 /// assert_eq!(serde_json::to_value(&b).unwrap()["blob"], "AAEC");
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize: `protocol::readers` (read without serde's buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResourceContents {

@@ -89,7 +89,8 @@ pub struct DiscoverResult {
 }
 
 /// What `completion/complete` completes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize: `protocol::readers` (read without serde's buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 #[non_exhaustive]
 pub enum CompletionReference {

@@ -27,6 +27,7 @@ mod mrtr;
 mod object;
 mod ordered_map;
 mod prompts;
+mod readers;
 mod request;
 mod resources;
 mod sampling;

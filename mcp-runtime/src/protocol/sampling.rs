@@ -126,7 +126,8 @@ pub struct SamplingMessage {
 }
 
 /// One block or a list of blocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize: `protocol::readers` (read without serde's buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 // Wire values, built once per message: boxing the large variant would only complicate matching.
 #[allow(clippy::large_enum_variant)]
@@ -148,7 +149,8 @@ impl SamplingContent {
 }
 
 /// A sampling block: ordinary content, or `tool_use` / `tool_result` kept as JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Deserialize: `protocol::readers` (read without serde's buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 // Wire values, built once per message: boxing the large variant would only complicate matching.
 #[allow(clippy::large_enum_variant)]

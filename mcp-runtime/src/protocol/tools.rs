@@ -200,6 +200,7 @@ impl CallToolResult {
     /// let r = CallToolResult::new(vec![Content::text("a"), Content::text("b")]);
     /// assert_eq!(r.text(), "a\nb");
     /// ```
+    #[inline]
     pub fn text(&self) -> String {
         self.content
             .iter()

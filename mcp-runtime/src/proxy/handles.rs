@@ -96,7 +96,7 @@ impl RelayedTasks for TaskRelay {
         let handle = task_id
             .strip_prefix(PREFIX)
             .and_then(|sealed| self.ring.open(sealed).ok())
-            .and_then(|bytes| serde_json::from_slice::<Handle>(&bytes).ok())
+            .and_then(|bytes| crate::json::from_bytes::<Handle>(&bytes).ok())
             .filter(|h| h.owner == owner(&cx));
         let backend = handle
             .as_ref()

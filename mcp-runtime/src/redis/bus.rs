@@ -176,7 +176,7 @@ async fn subscriber(
                     };
                     let Some(message) = message else { break };
                     let Ok(envelope) =
-                        serde_json::from_slice::<Envelope>(message.get_payload_bytes())
+                        crate::json::from_bytes::<Envelope>(message.get_payload_bytes())
                     else {
                         continue;
                     };

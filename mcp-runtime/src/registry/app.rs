@@ -1,6 +1,10 @@
 //! MCP Apps (`io.modelcontextprotocol/ui`): [`UiResource`], an app's HTML document at a `ui://`
 //! URI with what its host must allow it ([`Csp`], [`AppPermissions`]), and the link from a tool
 //! to it ([`Tool::ui`], [`Tool::visibility`]).
+//!
+//! What only a server with a view runs (turning a `UiResource` into the resource served, its
+//! CSP, permissions and SDK) is `#[inline]`: compiled by the servers that call it, not into
+//! every one (12 k lines of IR; BENCHMARKS.md, "Capabilities behind features").
 
 use super::app_sdk::AppSdk;
 use super::output::ResourceOutcome;
@@ -82,6 +86,7 @@ impl Csp {
         self
     }
 
+    #[inline]
     fn to_json(&self) -> Map<String, Value> {
         let mut out = Map::new();
         for (key, list) in [
@@ -99,6 +104,7 @@ impl Csp {
 
     /// A domain a host could not write into a policy as it is (a character that would end or
     /// split a directive).
+    #[inline]
     fn bad_domain(&self) -> Option<&str> {
         [&self.connect, &self.resource, &self.frame, &self.base_uri]
             .into_iter()
@@ -154,6 +160,7 @@ impl AppPermissions {
         self
     }
 
+    #[inline]
     fn to_json(self) -> Map<String, Value> {
         let mut out = Map::new();
         for (key, on) in [
@@ -219,6 +226,7 @@ impl std::fmt::Debug for UiResource {
 }
 
 impl super::primitive::IntoResource for UiResource {
+    #[inline]
     fn into_resource(self) -> Resource {
         UiResource::into_resource(self)
     }
@@ -265,6 +273,7 @@ impl UiResource {
         self
     }
     /// The origins it may reach (`_meta.ui.csp`).
+    #[inline]
     pub fn csp(mut self, csp: Csp) -> Self {
         if let Some(bad) = csp.bad_domain() {
             let reason = format!("its CSP names the domain `{bad}`, which no policy can hold");
@@ -274,6 +283,7 @@ impl UiResource {
         self
     }
     /// Browser features it asks for (`_meta.ui.permissions`).
+    #[inline]
     pub fn permissions(mut self, permissions: AppPermissions) -> Self {
         self.ui
             .insert("permissions".into(), Value::Object(permissions.to_json()));
@@ -286,6 +296,7 @@ impl UiResource {
         self
     }
     /// Whether the host should draw a border and background around it (`_meta.ui.prefersBorder`).
+    #[inline]
     pub fn prefers_border(mut self, on: bool) -> Self {
         self.ui.insert("prefersBorder".into(), Value::Bool(on));
         self
@@ -302,6 +313,7 @@ impl UiResource {
     ///     .html("<!doctype html><script type=module>const app = new ExtApps.App({name: 'search', version: '1'});</script>")
     ///     .app_sdk(AppSdk::url("https://cdn.example.com/ext-apps/app-with-deps.js"));
     /// ```
+    #[inline]
     pub fn app_sdk(mut self, sdk: AppSdk) -> Self {
         if let Some(problem) = sdk.problem() {
             self.resource.problems.push(problem);
@@ -316,6 +328,7 @@ impl UiResource {
     }
 
     /// The resource it is served as.
+    #[inline]
     pub(crate) fn into_resource(self) -> Resource {
         let UiResource {
             resource,
@@ -370,6 +383,7 @@ impl UiResource {
 
 /// `html` with the SDK's script in it; each read an error when the SDK was missing when the
 /// server was compiled.
+#[inline]
 fn with_sdk(html: Html, sdk: AppSdk) -> Html {
     if let Some(why) = sdk.missing() {
         return Html::Rendered(Arc::new(move |_| {

@@ -92,6 +92,7 @@ impl AppSdk {
     /// use mcp_runtime::apps::AppSdk;
     /// assert_eq!(AppSdk::url("http://127.0.0.1:9000/app.js").origin(), Some("http://127.0.0.1:9000"));
     /// ```
+    #[inline]
     pub fn origin(&self) -> Option<&str> {
         let Source::Url(url) = &self.source else {
             return None;
@@ -104,6 +105,7 @@ impl AppSdk {
     }
 
     /// What keeps the page from loading it, if anything (a startup error).
+    #[inline]
     pub(crate) fn problem(&self) -> Option<String> {
         let Source::Url(url) = &self.source else {
             return None;
@@ -154,6 +156,7 @@ impl AppSdk {
 
     /// `html` with the SDK's module script before its first `<script` (else before `</body>`,
     /// else at its end), so that it runs before the page's own modules.
+    #[inline]
     pub(crate) fn insert_into(&self, html: &str) -> String {
         let tag = format!("<script type=\"module\">{}</script>\n", self.script());
         let lower = html.to_ascii_lowercase();

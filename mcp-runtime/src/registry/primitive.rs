@@ -341,6 +341,7 @@ impl Items {
         self.tools.len() + self.resources.len() + self.templates.len() + self.prompts.len() + skills
     }
 
+    #[inline]
     fn contains(&self, kind: PrimitiveKind, key: &str) -> bool {
         match kind {
             PrimitiveKind::Tool => self.tools.iter().any(|t| t.info.name == key),
@@ -405,6 +406,7 @@ impl Items {
     }
 
     /// Removes the item; returns whether it existed.
+    #[inline]
     pub(crate) fn remove(&mut self, kind: PrimitiveKind, key: &str) -> bool {
         let before = self.len();
         match kind {
@@ -462,6 +464,7 @@ impl Items {
     }
 
     /// Hides or shows the item again; returns whether anything changed.
+    #[inline]
     pub(crate) fn set_enabled(&mut self, kind: PrimitiveKind, key: &str, enabled: bool) -> bool {
         if !self.contains(kind, key) {
             return false;

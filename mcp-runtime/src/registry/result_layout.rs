@@ -5,7 +5,8 @@
 /// schema (`Structured<T>`'s `T`), for hosts that render MCP Apps: no HTML to write. The tool is
 /// linked to it as to any view (`_meta.ui.resourceUri`, `ui://views/<tool>.html`); the view is
 /// served with the tool's own scopes; a schema the view cannot show is a startup error naming
-/// the tool. `#[tool(view = "table")]` (or `"form"`, `"chart"`, `"auto"`) asks for one.
+/// the tool. `#[tool(view = "table")]` (or `"form"`, `"chart"`, `"auto"`) asks for one. The
+/// generation is the `result-views` feature: without it such a tool fails `build`, naming it.
 ///
 /// ```
 /// use mcp_runtime::{Json, NoArguments, Server, Tool};
@@ -21,7 +22,9 @@
 ///         Ok::<_, McpError>(Json(Listing { files: vec![] }))
 ///     })
 ///     .result_view(ResultView::Table);
-/// let server = Server::builder().tool(tool).build().unwrap();
+/// let server = Server::builder().tool(tool).build();
+/// // Without the `result-views` feature, `build` refuses the tool, naming the feature.
+/// assert_eq!(server.is_ok(), cfg!(feature = "result-views"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

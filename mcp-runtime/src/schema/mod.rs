@@ -173,6 +173,8 @@ impl ArgumentValidator {
                 return Err(format!("its inputSchema is not a valid JSON Schema: {why}"));
             }
             Err(Refusal::Unsupported(why)) => full_engine(schema, why)?,
+            #[cfg(not(feature = "regex"))]
+            Err(Refusal::NeedsRegex(pattern)) => regex_or_full_engine(schema, &pattern)?,
         };
         Ok(ArgumentValidator::Schema(Box::new(compiled)))
     }
@@ -231,6 +233,26 @@ fn full_engine(_schema: Value, why: String) -> Result<Compiled, String> {
     ))
 }
 
+/// A `pattern` with more than the built-in matcher reads, without the `regex` feature: the full
+/// engine checks it when it is on, else the schema is refused, naming the lighter feature.
+#[cfg(not(feature = "regex"))]
+fn regex_or_full_engine(schema: Value, pattern: &str) -> Result<Compiled, String> {
+    let why = format!(
+        "has a `pattern` ({pattern:?}) with more than anchors, literals, classes, `.` and \
+         repeats of one of them"
+    );
+    #[cfg(feature = "full-json-schema")]
+    return full_engine(schema, why);
+    #[cfg(not(feature = "full-json-schema"))]
+    {
+        let _ = schema;
+        Err(format!(
+            "its inputSchema {why}, which the built-in checker matches only with mcp-runtime's \
+             `regex` feature"
+        ))
+    }
+}
+
 /// What [`ArgumentValidator::check`] found.
 pub(crate) enum Checked {
     /// Valid; the tree the validator read, when it read one.
@@ -272,6 +294,38 @@ mod tests {
         assert!(!enforced_by_types(&map(
             json!({"type": "object", "additionalProperties": {"type": "string"}})
         )));
+    }
+
+    /// A pattern the built-in matcher does not read: matched with the `regex` feature (or the
+    /// full engine); without either, refused naming the feature.
+    #[test]
+    fn a_pattern_with_a_group_needs_the_regex_feature() {
+        let schema = map(json!({"type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^(ab|cd)$"}}}));
+        let compiled = ArgumentValidator::compile(&schema);
+        #[cfg(not(any(feature = "regex", feature = "full-json-schema")))]
+        assert_eq!(
+            compiled.err().as_deref(),
+            Some(
+                "its inputSchema has a `pattern` (\"^(ab|cd)$\") with more than anchors, \
+                 literals, classes, `.` and repeats of one of them, which the built-in checker \
+                 matches only with mcp-runtime's `regex` feature"
+            )
+        );
+        #[cfg(any(feature = "regex", feature = "full-json-schema"))]
+        {
+            let Ok(validator) = compiled else {
+                panic!("compiled with the feature")
+            };
+            assert!(matches!(
+                validator.check(r#"{"code": "cd"}"#),
+                Ok(Checked::Valid(_))
+            ));
+            assert!(matches!(
+                validator.check(r#"{"code": "ac"}"#),
+                Ok(Checked::Invalid(_))
+            ));
+        }
     }
 
     #[test]

@@ -7,7 +7,9 @@ use super::options::TaskOptions;
 use crate::bus::{ChangeBus, LocalBus};
 use crate::config::{CacheHint, CacheTarget, Config, Limits};
 use crate::context::StateMap;
-use crate::dispatch::{Dispatcher, Slots, metrics};
+#[cfg(feature = "metrics")]
+use crate::dispatch::metrics;
+use crate::dispatch::{Dispatcher, Slots};
 use crate::error::BuildError;
 use crate::layers::Layer;
 use crate::legacy::{Legacy, MemorySessionStore, SessionSettings, SessionStore};
@@ -374,10 +376,13 @@ impl ServerBuilder {
     /// Records request counts, durations, errors, open listen streams and multi-round rounds
     /// through the [`metrics`](https://docs.rs/metrics) facade (default: off, so a server without
     /// a recorder pays nothing). Names and labels: [`dispatch::metrics`](crate::dispatch::metrics).
+    /// Needs the `metrics` feature (which `otel` turns on): without it the facade is not
+    /// compiled at all.
     ///
     /// ```
     /// let server = mcp_runtime::Server::builder().metrics(true).build().unwrap();
     /// ```
+    #[cfg(feature = "metrics")]
     pub fn metrics(mut self, on: bool) -> Self {
         self.config.metrics = on;
         self
@@ -543,6 +548,7 @@ impl ServerBuilder {
             Arc::new(MemoryTaskStore::default().per_share(limits.stored_tasks_per_caller))
         });
         let info_json = InfoJson::new(self.config.info.clone());
+        #[cfg(feature = "metrics")]
         if self.config.metrics {
             metrics::describe();
         }

@@ -58,6 +58,7 @@ impl Server {
 
     /// Every registered tool, enabled or not, with the `inputSchema` `tools/list` lists it with
     /// (for [`testing::assert_portable_schemas`](crate::testing::assert_portable_schemas)).
+    #[inline]
     pub(crate) fn listed_input_schemas(
         &self,
     ) -> Vec<(String, serde_json::Map<String, serde_json::Value>)> {
@@ -322,12 +323,16 @@ impl Server {
     /// assert!(server.remove(PrimitiveKind::Tool, "gone").unwrap());
     /// assert!(!server.remove(PrimitiveKind::Tool, "gone").unwrap());
     /// ```
+    // Inline, as `set_enabled`: compiled only by the servers that change their lists (BENCHMARKS.md,
+    // "Capabilities behind features").
+    #[inline]
     pub fn remove(&self, kind: PrimitiveKind, key: &str) -> Result<bool, BuildError> {
         self.change(kind, |items| items.remove(kind, key))
     }
 
     /// Hides (`false`) or shows again (`true`) a primitive without removing it; returns whether
     /// anything changed. A disabled tool is absent from `tools/list` and unknown to `tools/call`.
+    #[inline]
     pub fn set_enabled(
         &self,
         kind: PrimitiveKind,

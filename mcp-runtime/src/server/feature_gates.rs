@@ -1,5 +1,6 @@
 //! What a server built without the `tasks` or `skills` feature does with a task tool and with
-//! the extensions' methods, and what the same tool does with `tasks` (unit tests of `build`).
+//! the extensions' methods, and what the same tool does with `tasks`; a generated result view
+//! with and without `result-views` (unit tests of `build`).
 
 use super::built::Server;
 use crate::registry::{NoArguments, TaskSupport, Tool};
@@ -20,7 +21,10 @@ fn a_task_tool_without_the_feature_fails_build() {
 }
 
 /// A request to the server, answered.
-#[cfg(not(any(feature = "tasks", feature = "skills")))]
+#[cfg(any(
+    not(any(feature = "tasks", feature = "skills")),
+    feature = "result-views"
+))]
 fn ask(server: &Server, method: &str, params: &str) -> crate::dispatch::Response {
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{},"io.modelcontextprotocol/skills":{}}}}"#;
     let sep = if params.is_empty() { "" } else { "," };
@@ -69,4 +73,46 @@ fn a_task_tool_with_the_feature_builds() {
         .task(TaskSupport::Optional)
         .handler(|_: NoArguments, _cx| async { "done" });
     assert!(Server::builder().tool(tool).build().is_ok());
+}
+
+/// A tool whose result view is generated: without `result-views`, `build` refuses it, naming
+/// the feature; with it, the view is served at `ui://views/<tool>.html` and linked to the tool.
+#[test]
+fn a_generated_result_view_needs_its_feature() {
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Row {
+        name: String,
+        size: u64,
+    }
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Listing {
+        files: Vec<Row>,
+    }
+    let tool = Tool::new("list_files")
+        .handler(|_: NoArguments, _cx| async {
+            Ok::<_, crate::error::McpError>(crate::registry::Json(Listing { files: vec![] }))
+        })
+        .result_view(crate::registry::ResultView::Table);
+    let built = Server::builder().tool(tool).build();
+    #[cfg(not(feature = "result-views"))]
+    assert_eq!(
+        built.err().map(|e| e.to_string()).as_deref(),
+        Some(
+            "invalid tool `list_files`: its result view is generated from its output schema, \
+             which needs the `result-views` feature of mcp-runtime (`mcp-runtime = { version = \
+             \"…\", features = [\"result-views\"] }`)"
+        )
+    );
+    #[cfg(feature = "result-views")]
+    {
+        let server = built.unwrap();
+        let read = ask(
+            &server,
+            "resources/read",
+            r#""uri":"ui://views/list_files.html""#,
+        );
+        let text = std::str::from_utf8(&read.body).unwrap();
+        assert!(!read.is_error(), "{text}");
+        assert!(text.contains("text/html;profile=mcp-app"), "{text}");
+    }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 struct InProcess(Server);
 
 impl Link for InProcess {
+    #[inline]
     fn send<'a>(&'a self, out: Outbound<'a>) -> BoxFuture<'a, Result<Exchange, ClientError>> {
         let body = serde_json::to_vec(&out.message).unwrap_or_default();
         let caller = out.caller.cloned().map(Arc::new);
@@ -29,6 +30,7 @@ impl Link for InProcess {
         })
     }
 
+    #[inline]
     fn revision(&self) -> Option<String> {
         Some(crate::protocol::LATEST_PROTOCOL_VERSION.to_owned())
     }
@@ -54,6 +56,7 @@ impl Client {
     /// assert_eq!(client.list_tools().await.unwrap()[0].name, "ping");
     /// # }
     /// ```
+    #[inline]
     pub fn new(server: Server) -> Client {
         Client::over(Arc::new(InProcess(server)), None)
     }

@@ -21,6 +21,7 @@ pub struct AppView {
 }
 
 /// The `ui://` URI a tool is linked to.
+#[inline]
 fn tool_app(tool: &ToolInfo) -> Option<String> {
     let meta = tool.meta.as_ref()?;
     let uri = meta

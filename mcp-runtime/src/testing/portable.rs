@@ -17,6 +17,7 @@ pub struct NonPortableSchema {
 }
 
 impl fmt::Display for NonPortableSchema {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "tool `{}`:", self.tool)?;
         for issue in &self.issues {
@@ -30,6 +31,7 @@ impl fmt::Display for NonPortableSchema {
 /// portable, with the reasons. Schemas generated from argument types are portable unless they
 /// hold a recursive type (or the server lists [`SchemaDialect::Full`](crate::schema::SchemaDialect::Full));
 /// schemas set by hand are listed as written, and checked as they are.
+#[inline]
 pub fn non_portable_schemas(server: &Server) -> Vec<NonPortableSchema> {
     server
         .listed_input_schemas()
@@ -78,6 +80,8 @@ pub fn non_portable_schemas(server: &Server) -> Vec<NonPortableSchema> {
 /// assert_portable_schemas(&server);
 /// ```
 #[track_caller]
+// Inline: compiled only by the tests that call it, not into every server.
+#[inline]
 pub fn assert_portable_schemas(server: &Server) {
     let found = non_portable_schemas(server);
     if found.is_empty() {

@@ -232,7 +232,7 @@ fn first_method(text: &[u8]) -> Option<String> {
     struct Peek {
         method: Option<String>,
     }
-    serde_json::from_slice::<Peek>(text).ok()?.method
+    crate::json::from_bytes::<Peek>(text).ok()?.method
 }
 
 /// The requests in progress, by id: an id may not be reused while its request runs, and

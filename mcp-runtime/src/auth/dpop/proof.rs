@@ -37,7 +37,7 @@ fn decode_part(part: &str, what: &str) -> Result<Map<String, Value>, String> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(part)
         .map_err(|_| format!("the proof's {what} is not base64url"))?;
-    match serde_json::from_slice(&bytes) {
+    match crate::json::from_bytes(&bytes) {
         Ok(Value::Object(map)) => Ok(map),
         _ => Err(format!("the proof's {what} is not a JSON object")),
     }

@@ -140,7 +140,8 @@ async fn find(issuer: &str) -> Result<String, String> {
                 continue;
             }
         };
-        let meta: Value = serde_json::from_slice(&body).map_err(|_| format!("{url} is no JSON"))?;
+        let meta: Value =
+            crate::json::from_bytes(&body).map_err(|_| format!("{url} is no JSON"))?;
         // RFC 8414 §3.3: the metadata is the issuer's own.
         if meta["issuer"].as_str().map(|i| i.trim_end_matches('/'))
             != Some(issuer.trim_end_matches('/'))

@@ -58,7 +58,7 @@ fn looks_like_jwt(token: &str) -> bool {
     let Ok(bytes) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(head) else {
         return false;
     };
-    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes)
+    crate::json::from_bytes::<serde_json::Map<String, serde_json::Value>>(&bytes)
         .is_ok_and(|h| h.get("alg").is_some_and(serde_json::Value::is_string))
 }
 

@@ -247,7 +247,7 @@ impl IntrospectionVerifier {
                 "the introspection endpoint answered {status}"
             )));
         }
-        serde_json::from_slice(&body).map_err(|_| {
+        crate::json::from_bytes(&body).map_err(|_| {
             TokenError::unavailable("the introspection endpoint answered no JSON object")
         })
     }

@@ -217,7 +217,7 @@ fn lookup(set: &KeySet, kid: Option<&str>, alg: Algorithm) -> Option<Vec<Arc<Key
 /// (`oct`) keys are never used: a verifier that holds public keys must not accept HMAC.
 fn parse(text: &[u8], algorithms: &[Algorithm]) -> Result<KeySet, String> {
     let doc: Value =
-        serde_json::from_slice(text).map_err(|e| format!("the JWKS is not JSON: {e}"))?;
+        crate::json::from_bytes(text).map_err(|e| format!("the JWKS is not JSON: {e}"))?;
     let Some(list) = doc.get("keys").and_then(Value::as_array) else {
         return Err("the JWKS has no `keys` array".into());
     };

@@ -10,6 +10,7 @@ use crate::context::{Notifier, RequestContext, Sent};
 use crate::dispatch::authorize;
 use crate::dispatch::dispatcher::Dispatcher;
 use crate::dispatch::encode::Response;
+#[cfg(feature = "metrics")]
 use crate::dispatch::metrics::ListenStream;
 use crate::dispatch::work::{Prepared, Work};
 use crate::error::McpError;
@@ -43,6 +44,7 @@ pub(crate) fn invoke(
     Ok(Work::Other(Box::pin(async move {
         let _slot = permit;
         // Counted on the gauge for as long as the stream is open (dropped with it).
+        #[cfg(feature = "metrics")]
         let _open = d.config.metrics.then(ListenStream::open);
         listen(&d, params, cx).await
     })))

@@ -2,11 +2,17 @@
 //! structured result, generated from its output schema when the server is built and served as
 //! an MCP App at `ui://views/<tool>.html` (one page, `page.html`, that speaks the Apps protocol
 //! itself and draws the result the host sends it as the plan made here says).
+//!
+//! The generation is the `result-views` feature. Without it a tool still names its view (the
+//! macros' expansion is the same either way), and the server's `build` refuses it, naming the
+//! feature.
 
+#[cfg(feature = "result-views")]
 mod plan;
 
 use super::result_layout::ResultView;
 
+#[cfg(feature = "result-views")]
 use super::app::{Csp, UiResource};
 use super::primitive::Items;
 use super::tool::Tool;
@@ -14,7 +20,9 @@ use crate::error::BuildError;
 use serde_json::{Map, Value};
 
 /// The page every generated view is; the plan goes where `null` stands in it.
+#[cfg(feature = "result-views")]
 const PAGE: &str = include_str!("page.html");
+#[cfg(feature = "result-views")]
 const PLAN_SLOT: &str = "/*PLAN*/null";
 
 impl Tool {
@@ -71,11 +79,30 @@ impl<R: ResultSchema, E> ResultSchema for Result<R, E> {
 }
 
 /// The URI of the view generated for the tool `name`.
+#[cfg(feature = "result-views")]
 fn uri_of(name: &str) -> String {
     format!("ui://views/{name}.html")
 }
 
+/// Without the `result-views` feature: a tool that asks for a generated view is refused.
+#[cfg(not(feature = "result-views"))]
+pub(crate) fn attach(items: &mut Items) -> Result<(), BuildError> {
+    match items.tools.iter().find(|tool| tool.result_view.is_some()) {
+        None => Ok(()),
+        Some(tool) => Err(BuildError::Invalid {
+            kind: "tool",
+            name: tool.info.name.clone(),
+            reason: "its result view is generated from its output schema, which needs the \
+                     `result-views` feature of mcp-runtime (`mcp-runtime = { version = \"…\", \
+                     features = [\"result-views\"] }`)"
+                .to_owned(),
+            location: tool.source,
+        }),
+    }
+}
+
 /// Generates the views the tools ask for, serves each as a resource and links its tool to it.
+#[cfg(feature = "result-views")]
 pub(crate) fn attach(items: &mut Items) -> Result<(), BuildError> {
     let mut views = Vec::new();
     for tool in items.tools.iter_mut() {

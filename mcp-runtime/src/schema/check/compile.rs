@@ -2,7 +2,7 @@
 //! its JSON pointer, so that a `$ref` (recursive types included) points at one node.
 
 use super::formats::Format;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, Unread};
 use crate::schema::messages::types;
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
@@ -109,6 +109,10 @@ pub(crate) enum Refusal {
     Unsupported(String),
     /// It is not a valid schema.
     Invalid(String),
+    /// Its `pattern` (this one) has more than the built-in matcher reads, and the `regex`
+    /// feature is off.
+    #[cfg(not(feature = "regex"))]
+    NeedsRegex(String),
 }
 
 impl From<String> for Refusal {
@@ -267,7 +271,10 @@ impl<'s> Compiler<'s> {
             None => None,
             Some(Value::String(p)) => match Pattern::new(p) {
                 Ok(re) => Some((p.clone(), re)),
-                Err(_) => {
+                #[cfg(not(feature = "regex"))]
+                Err(Unread::NeedsRegex) => return Err(Refusal::NeedsRegex(p.clone())),
+                #[cfg(feature = "regex")]
+                Err(Unread::Unreadable) => {
                     let why =
                         format!("has a `pattern` ({p:?}) the built-in regex engine cannot read");
                     return Err(Refusal::Unsupported(why));

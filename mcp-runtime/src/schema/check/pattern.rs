@@ -1,30 +1,49 @@
-//! `pattern`: the common shape (anchors, literals, classes, `.`, counted repeats; no groups or
-//! alternatives) matched by bit-parallel Shift-And over at most 64 positions, the rest by
-//! `regex-lite`. Both read patterns alike (ASCII `\d`, `\w`, `\s`; `.` any but a newline); the
-//! tests compare them.
+//! `pattern`: the common shape (anchors, literals, classes, `.`, repeats of one of them; no
+//! groups or alternatives) matched by bit-parallel Shift-And over at most 64 positions, the
+//! rest by `regex-lite` (the `regex` feature). Both read patterns alike (ASCII `\d`, `\w`,
+//! `\s`; `.` any but a newline); the tests compare them.
 //!
 //! Hand-written in front of `regex-lite`: its PikeVM dominated a call with patterned arguments
-//! (BENCHMARKS.md, "Checking arguments without an engine").
+//! (BENCHMARKS.md, "Checking arguments without an engine"); and it makes `regex-lite` (2.4 s
+//! of a release build) needed only by servers whose patterns have more.
 
 /// A compiled `pattern`.
 pub(super) enum Pattern {
     Simple(Box<ShiftAnd>),
+    #[cfg(feature = "regex")]
     Lite(regex_lite::Regex),
 }
 
+/// Why a `pattern` was not compiled.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Unread {
+    /// It has more than the common shape, and the `regex` feature is off.
+    #[cfg(not(feature = "regex"))]
+    NeedsRegex,
+    /// `regex-lite` cannot read it either (look-around, Unicode classes).
+    #[cfg(feature = "regex")]
+    Unreadable,
+}
+
 impl Pattern {
-    /// Compiles `source`: `Err` when regex-lite cannot read it either.
-    pub(super) fn new(source: &str) -> Result<Pattern, regex_lite::Error> {
-        match ShiftAnd::parse(source) {
-            Some(simple) => Ok(Pattern::Simple(Box::new(simple))),
-            None => regex_lite::Regex::new(source).map(Pattern::Lite),
+    /// Compiles `source`.
+    pub(super) fn new(source: &str) -> Result<Pattern, Unread> {
+        if let Some(simple) = ShiftAnd::parse(source) {
+            return Ok(Pattern::Simple(Box::new(simple)));
         }
+        #[cfg(feature = "regex")]
+        return regex_lite::Regex::new(source)
+            .map(Pattern::Lite)
+            .map_err(|_| Unread::Unreadable);
+        #[cfg(not(feature = "regex"))]
+        Err(Unread::NeedsRegex)
     }
 
     /// Whether `s` has a match (anywhere, unless anchored).
     pub(super) fn is_match(&self, s: &str) -> bool {
         match self {
             Pattern::Simple(p) => p.is_match(s),
+            #[cfg(feature = "regex")]
             Pattern::Lite(re) => re.is_match(s),
         }
     }
@@ -350,7 +369,11 @@ mod tests {
         let alphabet: Vec<char> = "ab cxyz_/-+.@09AZé\nüà".chars().collect();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for source in patterns {
-            let ours = Pattern::new(source).unwrap();
+            let Ok(ours) = Pattern::new(source) else {
+                // Only the `regex` feature reads a group.
+                assert!(!cfg!(feature = "regex") && source.contains('('), "{source}");
+                continue;
+            };
             let lite = regex_lite::Regex::new(source).unwrap();
             let mut samples: Vec<String> = vec![String::new()];
             for _ in 0..3000 {
@@ -384,8 +407,14 @@ mod tests {
             Ok(Pattern::Simple(_))
         ));
         for other in [r"^(a|b)$", r"\bword", r"[[:alpha:]]", "(?i)a", "a{70}"] {
+            #[cfg(feature = "regex")]
             assert!(
                 matches!(Pattern::new(other), Ok(Pattern::Lite(_))),
+                "{other}"
+            );
+            #[cfg(not(feature = "regex"))]
+            assert!(
+                matches!(Pattern::new(other), Err(Unread::NeedsRegex)),
                 "{other}"
             );
         }

@@ -1,4 +1,7 @@
 //! Why a schema is not portable: [`portability_issues`] and its [`PortabilityIssue`]s.
+//!
+//! `#[inline]`: compiled by what calls it (tests, `cargo mcp-runtime inspect`), not into every
+//! server (BENCHMARKS.md, "Capabilities behind features").
 
 use super::keywords::{UNPORTABLE_KEYWORDS, is_null_schema};
 use serde_json::{Map, Value};
@@ -15,6 +18,7 @@ pub struct PortabilityIssue {
 }
 
 impl fmt::Display for PortabilityIssue {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.pointer.as_str() {
             "" => write!(f, "at the root: {}", self.reason),
@@ -35,6 +39,7 @@ impl fmt::Display for PortabilityIssue {
 /// assert_eq!(issues[0].pointer, "/properties/limit/type");
 /// assert!(issues[0].to_string().starts_with("at `/properties/limit/type`: a list of types"));
 /// ```
+#[inline]
 pub fn portability_issues(schema: &Map<String, Value>) -> Vec<PortabilityIssue> {
     let mut issues = Vec::new();
     let mut at =
@@ -62,6 +67,7 @@ pub fn portability_issues(schema: &Map<String, Value>) -> Vec<PortabilityIssue> 
 }
 
 /// Escapes a property name as a JSON pointer segment.
+#[inline]
 fn segment(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
 }
@@ -77,6 +83,7 @@ enum Place {
     Part,
 }
 
+#[inline]
 fn check(value: &Value, pointer: &str, place: Place, issues: &mut Vec<PortabilityIssue>) {
     let root = place == Place::Root;
     let mut at = |suffix: &str, reason: String| {

@@ -216,7 +216,7 @@ async fn last_message(log: Arc<StreamLog>, live: &LiveSession) -> Response {
 }
 
 fn log_finished_with_response(body: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(body).is_ok_and(|m| {
+    crate::json::from_bytes::<serde_json::Value>(body).is_ok_and(|m| {
         m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
     })
 }

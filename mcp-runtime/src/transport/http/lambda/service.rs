@@ -466,7 +466,7 @@ fn legacy_refused(body: &[u8]) -> Response {
     struct Envelope {
         id: Option<RequestId>,
     }
-    let id = serde_json::from_slice::<Envelope>(body)
+    let id = crate::json::from_bytes::<Envelope>(body)
         .ok()
         .and_then(|e| e.id);
     let error = McpError::invalid_params(format!(
