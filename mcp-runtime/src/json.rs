@@ -1,8 +1,8 @@
 //! JSON read from bytes.
 //!
 //! The runtime reads JSON with serde_json's `&str` reader only: each type's reading code is
-//! then compiled once, not once more for the `&[u8]` reader (BENCHMARKS.md, "Capabilities behind
-//! features": that second reader was 1.5 % of the runtime's code).
+//! then compiled once, not once more for the `&[u8]` reader (BENCHMARKS.md, "Metrics, result
+//! views and patterns behind features": that second reader was 1.5 % of the runtime's code).
 
 use serde::Deserialize;
 

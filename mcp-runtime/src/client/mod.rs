@@ -16,7 +16,8 @@
 //!
 //! What only a client runs is `#[inline]` (its calls are `async`, compiled where they are
 //! awaited): the in-process client is compiled by the programs that use one (tests, servers
-//! that mount others), not into every server (BENCHMARKS.md, "Capabilities behind features").
+//! that mount others), not into every server (BENCHMARKS.md, "Metrics, result views and
+//! patterns behind features").
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -2,7 +2,7 @@
 //! tool ([`ToolTimeout`]) and a rate limit per caller ([`RateLimit`]). Add them with
 //! [`ServerBuilder::layer`](crate::ServerBuilder::layer), in the order they should run. Their
 //! calls are `#[inline]`: compiled by the servers that add them, not into every one
-//! (BENCHMARKS.md, "Capabilities behind features").
+//! (BENCHMARKS.md, "Metrics, result views and patterns behind features").
 //!
 //! ```
 //! use mcp_runtime::Server;

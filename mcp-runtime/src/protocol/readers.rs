@@ -6,7 +6,8 @@
 //! the buffer, once for each of serde's two buffer readers, so each nested type's reading code
 //! is compiled two or three times. These read each type once: a tagged block as a JSON object
 //! whose `type` picks the variant, read from that object; the others in one pass. They were
-//! 3.4 % of the runtime's code (BENCHMARKS.md, "Capabilities behind features").
+//! 3.4 % of the runtime's code (BENCHMARKS.md, "Metrics, result views and patterns behind
+//! features").
 //! `tests` below pins what they accept and refuse.
 
 use super::content::{Content, EmbeddedResource, MediaContent, Resource, ResourceBody};

@@ -4,7 +4,7 @@
 //!
 //! What only a server with a view runs (turning a `UiResource` into the resource served, its
 //! CSP, permissions and SDK) is `#[inline]`: compiled by the servers that call it, not into
-//! every one (12 k lines of IR; BENCHMARKS.md, "Capabilities behind features").
+//! every one (BENCHMARKS.md, "Metrics, result views and patterns behind features").
 
 use super::app_sdk::AppSdk;
 use super::output::ResourceOutcome;

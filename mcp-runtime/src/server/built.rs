@@ -324,7 +324,7 @@ impl Server {
     /// assert!(!server.remove(PrimitiveKind::Tool, "gone").unwrap());
     /// ```
     // Inline, as `set_enabled`: compiled only by the servers that change their lists (BENCHMARKS.md,
-    // "Capabilities behind features").
+    // "Metrics, result views and patterns behind features").
     #[inline]
     pub fn remove(&self, kind: PrimitiveKind, key: &str) -> Result<bool, BuildError> {
         self.change(kind, |items| items.remove(kind, key))

@@ -1,7 +1,7 @@
 //! Why a schema is not portable: [`portability_issues`] and its [`PortabilityIssue`]s.
 //!
 //! `#[inline]`: compiled by what calls it (tests, `cargo mcp-runtime inspect`), not into every
-//! server (BENCHMARKS.md, "Capabilities behind features").
+//! server (BENCHMARKS.md, "Metrics, result views and patterns behind features").
 
 use super::keywords::{UNPORTABLE_KEYWORDS, is_null_schema};
 use serde_json::{Map, Value};
